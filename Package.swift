@@ -1,0 +1,74 @@
+// swift-tools-version:6.0
+// Pipe: verifies iOS apps on cloud Macs from a Linux coordinator.
+// Only the Swift toolchain and C libraries from Debian's packages: no outside Swift packages.
+import PackageDescription
+
+/// A C library from Debian, exposed through `Sources/C<name>/module.modulemap` and imported by exactly one wrapper.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let strictSettings: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors"])]
+
+let package = Package(
+    name: "Pipe",
+    products: [
+        .executable(name: "pipe", targets: ["pipe"]),
+        .executable(name: "pipe-mac-emulator", targets: ["pipe-mac-emulator"]),
+    ],
+    targets: [
+        // C libraries (system-library targets).
+        systemLibrary("CSSH2", pkgConfig: "libssh2", apt: "libssh2-1-dev"),
+        systemLibrary("CGit2", pkgConfig: "libgit2", apt: "libgit2-dev"),
+        systemLibrary("CYAML", pkgConfig: "yaml-0.1", apt: "libyaml-dev"),
+        systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
+        systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
+
+        // Layered modules: Basics → Core → (Spec, Apple, SSH, Git, Store) → Plugins → CLI → pipe.
+        .target(name: "PipeBasics", dependencies: ["CCrypto"], swiftSettings: strictSettings),
+        .target(name: "PipeCore", dependencies: ["PipeBasics"], swiftSettings: strictSettings),
+        .target(name: "PipeSpec", dependencies: ["PipeCore", "CYAML"], swiftSettings: strictSettings),
+        .target(name: "PipeApple", dependencies: ["PipeCore"], swiftSettings: strictSettings),
+        .target(name: "PipeSSH", dependencies: ["PipeCore", "CSSH2"], swiftSettings: strictSettings),
+        .target(name: "PipeGit", dependencies: ["PipeCore", "CGit2"], swiftSettings: strictSettings),
+        .target(name: "PipeStore", dependencies: ["PipeCore", "CSQLite"], swiftSettings: strictSettings),
+        .target(
+            name: "XcodebuildTestPlugin",
+            dependencies: ["PipeCore", "PipeApple"],
+            path: "Plugins/XcodebuildTestPlugin",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "PipeCLI",
+            dependencies: [
+                "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "XcodebuildTestPlugin",
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(name: "pipe", dependencies: ["PipeCLI"], swiftSettings: strictSettings),
+
+        // The emulated cloud Mac: `xcrun`, `xcodebuild`, `xcresulttool` as one multi-call binary (tests and demo only).
+        .target(name: "PipeMacEmulator", dependencies: ["PipeBasics"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "pipe-mac-emulator",
+            dependencies: ["PipeMacEmulator"],
+            swiftSettings: strictSettings
+        ),
+
+        // Tests.
+        .target(name: "PipeTestSupport", dependencies: ["PipeBasics"], path: "Tests/PipeTestSupport"),
+        .testTarget(name: "PipeBasicsTests", dependencies: ["PipeBasics"]),
+        .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
+        .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"]),
+        .testTarget(name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport"]),
+        .testTarget(name: "PipeSSHTests", dependencies: ["PipeSSH", "PipeTestSupport"]),
+        .testTarget(name: "PipeGitTests", dependencies: ["PipeGit", "PipeTestSupport"]),
+        .testTarget(name: "PipeStoreTests", dependencies: ["PipeStore", "PipeTestSupport"]),
+        .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"]),
+        .testTarget(name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport"]),
+    ],
+    // Swift 5 mode: the C wrappers hand pointers between one owner thread and its callbacks, which Swift 6's
+    // checker cannot see; each wrapper documents its thread rule instead.
+    swiftLanguageModes: [.v5]
+)

@@ -1,0 +1,2 @@
+/// `PipeApple`: see CONTRIBUTING.md for what this module owns.
+public enum PipeAppleModule {}

@@ -1,0 +1,2 @@
+/// `PipeCLI`: see CONTRIBUTING.md for what this module owns.
+public enum PipeCLIModule {}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// One Mac host from the hosts file (`.pipe/hosts.yml`).
+///
+/// The whole schema is defined here, so the host-pool work extends the behaviour, not the file format.
+public struct HostConfig: Sendable, Equatable {
+    public var name: String
+    public var address: String
+    public var port: Int
+    public var user: String
+    /// Private key file (ed25519 or ECDSA); `nil` with `useAgent` means ssh-agent.
+    public var identityFile: String?
+    /// Environment variable that holds the key's passphrase (never the passphrase itself).
+    public var identityPassphraseEnvironment: String?
+    /// File that holds the key's passphrase.
+    public var identityPassphraseFile: String?
+    /// Authenticate with the keys of the ssh-agent at `SSH_AUTH_SOCK`.
+    public var useAgent: Bool
+    /// OpenSSH-format known_hosts file the host key is checked against before authenticating.
+    public var knownHostsFile: String
+    public var labels: [String: String]
+    /// Simultaneous runs this host takes.
+    public var capacity: Int
+    /// Folder on the host under which Pipe keeps run folders; relative paths are relative to the login's home.
+    public var workDirectory: String
+    /// For hosts with several Xcodes: a label value (e.g. `"16.2"`) mapped to its `DEVELOPER_DIR`.
+    public var xcodes: [String: String]
+    /// Seconds to wait for the TCP connection and the SSH handshake.
+    public var connectTimeoutSeconds: Double
+
+    public init(
+        name: String, address: String, port: Int = 22, user: String, identityFile: String? = nil,
+        identityPassphraseEnvironment: String? = nil, identityPassphraseFile: String? = nil, useAgent: Bool = false,
+        knownHostsFile: String, labels: [String: String] = [:], capacity: Int = 1, workDirectory: String = "pipe-work",
+        xcodes: [String: String] = [:], connectTimeoutSeconds: Double = 15
+    ) {
+        self.name = name
+        self.address = address
+        self.port = port
+        self.user = user
+        self.identityFile = identityFile
+        self.identityPassphraseEnvironment = identityPassphraseEnvironment
+        self.identityPassphraseFile = identityPassphraseFile
+        self.useAgent = useAgent
+        self.knownHostsFile = knownHostsFile
+        self.labels = labels
+        self.capacity = capacity
+        self.workDirectory = workDirectory
+        self.xcodes = xcodes
+        self.connectTimeoutSeconds = connectTimeoutSeconds
+    }
+
+    /// `user@address:port`, for messages.
+    public var endpoint: String { "\(user)@\(address):\(port)" }
+}

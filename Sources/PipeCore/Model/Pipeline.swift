@@ -1,0 +1,131 @@
+import Foundation
+
+/// A validated pipeline: what to check out, where to run, and the verification layers.
+///
+/// Produced by `PipeSpec` from YAML with every `${param}` and `${ENV}` already interpolated; the engine never sees
+/// raw text.
+public struct Pipeline: Sendable, Equatable {
+    /// The file's base name without `.yml` (`app-intents`), used in paths and records.
+    public var name: String
+    /// Where the pipeline was read from, for messages.
+    public var sourcePath: String
+    public var description: String?
+    public var repository: RepositorySpec
+    public var hostSelection: HostSelection
+    public var simulator: SimulatorCriteria
+    public var parameters: [String: String]
+    public var layers: [LayerSpec]
+    public var flakyPolicy: FlakyPolicy
+
+    public init(
+        name: String, sourcePath: String, description: String? = nil, repository: RepositorySpec,
+        hostSelection: HostSelection = HostSelection(), simulator: SimulatorCriteria = SimulatorCriteria(),
+        parameters: [String: String] = [:], layers: [LayerSpec], flakyPolicy: FlakyPolicy = .allow
+    ) {
+        self.name = name
+        self.sourcePath = sourcePath
+        self.description = description
+        self.repository = repository
+        self.hostSelection = hostSelection
+        self.simulator = simulator
+        self.parameters = parameters
+        self.layers = layers
+        self.flakyPolicy = flakyPolicy
+    }
+
+    public func layer(named name: String) -> LayerSpec? { layers.first { $0.name == name } }
+}
+
+/// The repository to verify and the part of it that is uploaded to the host.
+public struct RepositorySpec: Sendable, Equatable {
+    /// A URL or a local path; `nil` means the project folder's own repository.
+    public var location: String?
+    /// Branch, tag, SHA or `HEAD`.
+    public var ref: String
+    /// The folder inside the repository that is the Xcode (or Swift package) workspace, e.g. `examples/reader-app`.
+    public var workspacePath: String
+
+    public init(location: String? = nil, ref: String = "HEAD", workspacePath: String = ".") {
+        self.location = location
+        self.ref = ref
+        self.workspacePath = workspacePath
+    }
+}
+
+/// Which hosts a pipeline may run on: by name or by labels; empty means the first host of the hosts file.
+public struct HostSelection: Sendable, Equatable {
+    public var names: [String]
+    public var labels: [String: String]
+
+    public init(names: [String] = [], labels: [String: String] = [:]) {
+        self.names = names
+        self.labels = labels
+    }
+}
+
+/// What simulator a pipeline wants: a UDID, or a device name and runtime.
+public struct SimulatorCriteria: Sendable, Equatable {
+    /// Platform family, e.g. `iOS`.
+    public var platform: String
+    /// A device name such as `iPhone 15`; `nil` accepts any device of the platform.
+    public var deviceName: String?
+    /// A runtime such as `iOS 17.5`, `17.5`, or `latest` (the default).
+    public var runtime: String?
+    /// An exact UDID: overrides the rest, and must name an available simulator.
+    public var udid: String?
+
+    public init(platform: String = "iOS", deviceName: String? = nil, runtime: String? = nil, udid: String? = nil) {
+        self.platform = platform
+        self.deviceName = deviceName
+        self.runtime = runtime
+        self.udid = udid
+    }
+}
+
+/// One verification layer as the pipeline declares it.
+public struct LayerSpec: Sendable, Equatable {
+    public var name: String
+    /// The plugin kind that runs it, e.g. `xcodebuild-test`.
+    public var plugin: String
+    public var gate: Gate
+    /// Layers that must pass before this one runs.
+    public var needs: [String]
+    /// The whole layer's time limit, in seconds.
+    public var timeoutSeconds: Double?
+    /// The plugin's own settings, validated against the plugin's schema.
+    public var settings: [String: SettingValue]
+
+    public init(
+        name: String, plugin: String, gate: Gate = .merge, needs: [String] = [], timeoutSeconds: Double? = nil,
+        settings: [String: SettingValue] = [:]
+    ) {
+        self.name = name
+        self.plugin = plugin
+        self.gate = gate
+        self.needs = needs
+        self.timeoutSeconds = timeoutSeconds
+        self.settings = settings
+    }
+}
+
+/// A plugin setting's value after validation.
+public enum SettingValue: Sendable, Equatable, Codable {
+    case string(String)
+    case integer(Int)
+    case boolean(Bool)
+    case strings([String])
+    case map([String: String])
+
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    public var stringsValue: [String]? {
+        switch self {
+        case .strings(let values): return values
+        case .string(let value): return [value]
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+
+/// Runs one kind of verification layer (`xcodebuild-test`, `checklist`, `shell`, …).
+///
+/// A plugin gets everything it needs in a `LayerContext` and returns a `LayerResult`; it knows nothing about
+/// who triggered the run, how events are shown, or other plugins.
+public protocol LayerPlugin {
+    /// The kind a pipeline names in `plugin:`.
+    static var kind: String { get }
+    /// The settings this kind accepts under a layer, checked when the pipeline is loaded.
+    static var settings: [SettingSchema] { get }
+    /// The gate a layer of this kind belongs to when the pipeline does not say.
+    static var defaultGate: Gate { get }
+    /// Whether the layer needs a simulator chosen on the host.
+    static var needsSimulator: Bool { get }
+
+    init()
+
+    func run(_ context: LayerContext) throws -> LayerResult
+}
+
+/// One setting a plugin accepts, for validation and documentation.
+public struct SettingSchema: Sendable, Equatable {
+    public enum ValueType: String, Sendable {
+        case string
+        case integer
+        case boolean
+        case strings = "list of strings"
+        case map = "mapping of strings"
+    }
+
+    public var key: String
+    public var type: ValueType
+    public var required: Bool
+    public var summary: String
+
+    public init(_ key: String, _ type: ValueType, required: Bool = false, _ summary: String) {
+        self.key = key
+        self.type = type
+        self.required = required
+        self.summary = summary
+    }
+}
+
+/// What a plugin may use while it runs one attempt of one layer.
+public struct LayerContext {
+    public var runID: String
+    public var pipelineName: String
+    public var layer: LayerSpec
+    /// 1 for the first attempt.
+    public var attempt: Int
+    public var host: RemoteHost
+    public var hostName: String
+    /// The simulator chosen for this layer, when the plugin needs one.
+    public var simulator: Simulator?
+    /// The run's folder on the host (`<work dir>/runs/<run id>`).
+    public var remoteRunFolder: String
+    /// The uploaded workspace on the host.
+    public var remoteWorkspace: String
+    /// `artifacts/<run id>/<layer>/` on the coordinator (created).
+    public var localArtifacts: URL
+    /// When the run started (for fresh result-bundle names).
+    public var runStartTime: Date
+    public var events: EventSink
+    public var cancellation: CancellationToken
+
+    public init(
+        runID: String, pipelineName: String, layer: LayerSpec, attempt: Int, host: RemoteHost, hostName: String,
+        simulator: Simulator?, remoteRunFolder: String, remoteWorkspace: String, localArtifacts: URL,
+        runStartTime: Date, events: EventSink, cancellation: CancellationToken
+    ) {
+        self.runID = runID
+        self.pipelineName = pipelineName
+        self.layer = layer
+        self.attempt = attempt
+        self.host = host
+        self.hostName = hostName
+        self.simulator = simulator
+        self.remoteRunFolder = remoteRunFolder
+        self.remoteWorkspace = remoteWorkspace
+        self.localArtifacts = localArtifacts
+        self.runStartTime = runStartTime
+        self.events = events
+        self.cancellation = cancellation
+    }
+}
+
+/// What one attempt of a layer produced.
+public struct LayerResult: Sendable {
+    public var outcome: LayerOutcome
+    /// The lines or fields that decided the outcome, quoted so a person can check the verdict.
+    public var evidence: [String]
+    /// The exit status of the layer's main command, when it had one.
+    public var exit: RemoteExit?
+    public var tests: [TestCaseResult]
+    public var artifacts: [ArtifactRecord]
+    /// Facts for the run record (Xcode version, result bundle path, process group, …).
+    public var facts: [String: String]
+
+    public init(
+        outcome: LayerOutcome, evidence: [String] = [], exit: RemoteExit? = nil, tests: [TestCaseResult] = [],
+        artifacts: [ArtifactRecord] = [], facts: [String: String] = [:]
+    ) {
+        self.outcome = outcome
+        self.evidence = evidence
+        self.exit = exit
+        self.tests = tests
+        self.artifacts = artifacts
+        self.facts = facts
+    }
+}
+
+/// One test case's result as read from the log or the bundle.
+public struct TestCaseResult: Sendable, Equatable, Codable {
+    public enum Status: String, Sendable, Codable {
+        case passed
+        case failed
+        case skipped
+        case expectedFailure = "expected-failure"
+    }
+
+    /// `Suite/test()` style identifier.
+    public var identifier: String
+    public var status: Status
+    public var durationSeconds: Double?
+    public var failureMessage: String?
+    /// `File.swift:42`, when known.
+    public var failureLocation: String?
+
+    public init(
+        identifier: String, status: Status, durationSeconds: Double? = nil, failureMessage: String? = nil,
+        failureLocation: String? = nil
+    ) {
+        self.identifier = identifier
+        self.status = status
+        self.durationSeconds = durationSeconds
+        self.failureMessage = failureMessage
+        self.failureLocation = failureLocation
+    }
+}
+
+/// A file or folder a layer left in the run's artifacts.
+public struct ArtifactRecord: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        case exitCode = "exit-code"
+        case log
+        case resultBundle = "result-bundle"
+        case summaryJSON = "summary-json"
+        case checklist
+        case other
+    }
+
+    public var kind: Kind
+    /// Path relative to the project folder.
+    public var path: String
+    public var bytes: Int64?
+    public var sha256: String?
+
+    public init(kind: Kind, path: String, bytes: Int64? = nil, sha256: String? = nil) {
+        self.kind = kind
+        self.path = path
+        self.bytes = bytes
+        self.sha256 = sha256
+    }
+}

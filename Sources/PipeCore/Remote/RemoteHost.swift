@@ -1,0 +1,131 @@
+import Foundation
+
+/// A connected Mac host: what the engine and plugins may do there.
+///
+/// Implemented over SSH by `PipeSSH`; the core and plugins never see SSH. One `RemoteHost` belongs to one thread
+/// at a time (an SSH session is not shared between threads).
+public protocol RemoteHost: AnyObject {
+    /// The host's configuration name, for messages.
+    var name: String { get }
+
+    /// Runs a short command and collects its output (listings, versions, `mkdir`, `rm`).
+    func capture(_ command: String, stdin: Data?, timeoutSeconds: Double) throws -> CapturedOutput
+
+    /// Runs a long command in its own process group on the host, streaming stdout and stderr as they arrive.
+    ///
+    /// On timeout or cancellation the whole remote process group is killed over a second channel before this
+    /// returns, so nothing is left running on the host.
+    func runStoppable(
+        _ command: String, stdin: Data?, timeoutSeconds: Double?, cancellation: CancellationToken,
+        onStarted: (RemoteProcessGroup) -> Void, onStdout: (Data) -> Void, onStderr: (Data) -> Void
+    ) throws -> RemoteExit
+
+    /// Uploads a local folder's contents into `remoteDirectory` (created) as one tar stream, verified by digest.
+    func upload(directory: URL, to remoteDirectory: String) throws -> TransferSummary
+
+    /// Downloads a remote file or folder as a tar stream into `localParent`, verified by digest; the item appears
+    /// under its own name only once complete (written under a temporary name, then renamed).
+    func download(_ remotePath: String, into localParent: URL, cancellation: CancellationToken) throws
+        -> TransferSummary
+}
+
+extension RemoteHost {
+    public func capture(_ command: String, timeoutSeconds: Double = 60) throws -> CapturedOutput {
+        try capture(command, stdin: nil, timeoutSeconds: timeoutSeconds)
+    }
+}
+
+/// Output of a short remote command.
+public struct CapturedOutput: Sendable {
+    public var stdout: Data
+    public var stderr: Data
+    public var exit: RemoteExit
+
+    public init(stdout: Data, stderr: Data, exit: RemoteExit) {
+        self.stdout = stdout
+        self.stderr = stderr
+        self.exit = exit
+    }
+
+    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    public var stderrText: String { String(decoding: stderr, as: UTF8.self) }
+}
+
+/// The process group a stoppable command runs in on the host, recorded so it can be killed later.
+public struct RemoteProcessGroup: Sendable, Equatable, Codable {
+    public var id: Int32
+    public init(id: Int32) { self.id = id }
+}
+
+/// How a remote command ended.
+public enum RemoteExit: Sendable, Equatable {
+    /// The command exited with this status.
+    case exited(Int32)
+    /// The command was ended by a signal (its name, e.g. `KILL`).
+    case signaled(String)
+    /// The time limit ran out; the process group was killed.
+    case timedOut
+    /// The user (or a controller) cancelled; the process group was killed.
+    case cancelled
+    /// The connection was lost before an exit status arrived.
+    case lost(String)
+
+    /// What the `exit-code` artifact file holds: the number, or the signal, or `lost`.
+    public var artifactText: String {
+        switch self {
+        case .exited(let code): return "\(code)"
+        case .signaled(let signal): return "signal \(signal)"
+        case .timedOut: return "timed-out"
+        case .cancelled: return "cancelled"
+        case .lost: return "lost"
+        }
+    }
+
+    public var exitCode: Int32? {
+        if case .exited(let code) = self { return code }
+        return nil
+    }
+}
+
+/// What a transfer moved, with the digest both ends agreed on.
+public struct TransferSummary: Sendable, Equatable {
+    public var bytes: Int64
+    public var sha256: String
+    public var seconds: Double
+    /// Where the item now is (local path for downloads, remote path for uploads).
+    public var destination: String
+
+    public init(bytes: Int64, sha256: String, seconds: Double, destination: String) {
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.seconds = seconds
+        self.destination = destination
+    }
+}
+
+/// Errors of the remote side, each mapped to the `infrastructure` outcome unless said otherwise.
+public struct RemoteError: Error, CustomStringConvertible, Sendable {
+    public enum Kind: String, Sendable {
+        case unreachable
+        case hostKeyUnknown
+        case hostKeyChanged
+        case authentication
+        case connectionLost
+        case timeout
+        case transferCorrupt
+        case commandFailed
+        case diskFull
+    }
+
+    public var kind: Kind
+    public var host: String
+    public var message: String
+
+    public init(_ kind: Kind, host: String, _ message: String) {
+        self.kind = kind
+        self.host = host
+        self.message = message
+    }
+
+    public var description: String { "host \(host): \(message)" }
+}

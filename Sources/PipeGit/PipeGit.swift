@@ -1,0 +1,2 @@
+/// `PipeGit`: see CONTRIBUTING.md for what this module owns.
+public enum PipeGitModule {}

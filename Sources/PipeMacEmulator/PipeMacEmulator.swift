@@ -1,0 +1,2 @@
+/// `PipeMacEmulator`: see CONTRIBUTING.md for what this module owns.
+public enum PipeMacEmulatorModule {}

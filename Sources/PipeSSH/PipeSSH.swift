@@ -1,0 +1,2 @@
+/// `PipeSSH`: see CONTRIBUTING.md for what this module owns.
+public enum PipeSSHModule {}

@@ -1,0 +1,2 @@
+/// `PipeSpec`: see CONTRIBUTING.md for what this module owns.
+public enum PipeSpecModule {}

@@ -1,0 +1,2 @@
+/// `PipeStore`: see CONTRIBUTING.md for what this module owns.
+public enum PipeStoreModule {}
