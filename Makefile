@@ -1,0 +1,43 @@
+# Pipe: the two set-up commands are `make demo` and `make test` (README.md).
+SWIFT ?= swift
+PROJECT_KEY := $(shell printf %s "$(CURDIR)" | cksum | cut -d' ' -f1)
+MAC_STATE ?= /tmp/pipe-mac-$(shell id -u)-$(PROJECT_KEY)/mac-1
+FORMAT_PATHS := Package.swift Sources Plugins Tests examples/reader-app
+
+.PHONY: deps build release lint test demo mac-up mac-down bench clean
+
+deps:
+	@scripts/install-deps
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+lint:
+	@out=$$($(SWIFT) format lint --strict -r $(FORMAT_PATHS) 2>&1); \
+	if [ -n "$$out" ]; then echo "$$out"; echo "swift format lint: fix the findings above (swift format format -i -r <path>)"; exit 1; fi
+
+# The whole suite. Compiler warnings are errors (Package.swift), and so are formatting findings.
+test: deps lint
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+# Starts the emulated Mac host (idempotent) and writes the default hosts file .pipe/hosts.yml.
+mac-up: release
+	@scripts/mac-host up --state "$(MAC_STATE)" --emulator .build/release/pipe-mac-emulator \
+		--hosts-file .pipe/hosts.yml >/dev/null
+	@echo "emulated Mac host running (state: $(MAC_STATE)); hosts file: .pipe/hosts.yml"
+
+mac-down:
+	@scripts/mac-host down --state "$(MAC_STATE)"
+
+demo: mac-up
+	.build/release/pipe run pipelines/app-intents.yml
+
+bench: release
+	bench/run
+
+clean:
+	$(SWIFT) package clean

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Runs a real process and collects what it printed, for tests of scripts and of the built binaries.
+public struct CommandResult {
+    public var exitCode: Int32
+    public var stdout: String
+    public var stderr: String
+
+    /// Both streams, for assertion messages.
+    public var combined: String { "--- stdout ---\n\(stdout)--- stderr ---\n\(stderr)" }
+}
+
+public enum CommandRunner {
+    /// Runs `executable` with `arguments` and waits for it; output is read while it runs, so a large output
+    /// cannot block it on a full pipe.
+    @discardableResult
+    public static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+        currentDirectory: URL? = nil, stdin: Data? = nil, whileRunning: ((Process) -> Void)? = nil
+    ) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        let collected = OutputCollector()
+        out.fileHandleForReading.readabilityHandler = { collected.append(stdout: $0.availableData) }
+        err.fileHandleForReading.readabilityHandler = { collected.append(stderr: $0.availableData) }
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try? input.fileHandleForWriting.close()
+        whileRunning?(process)
+        process.waitUntilExit()
+        out.fileHandleForReading.readabilityHandler = nil
+        err.fileHandleForReading.readabilityHandler = nil
+        collected.append(stdout: out.fileHandleForReading.readDataToEndOfFile())
+        collected.append(stderr: err.fileHandleForReading.readDataToEndOfFile())
+        return CommandResult(
+            exitCode: process.terminationStatus, stdout: collected.stdoutText, stderr: collected.stderrText)
+    }
+
+    /// Runs a shell command line with `/bin/sh -c` (test set-up only: never for values from users).
+    @discardableResult
+    public static func shell(_ line: String, currentDirectory: URL? = nil) throws -> CommandResult {
+        try run(URL(fileURLWithPath: "/bin/sh"), ["-c", line], currentDirectory: currentDirectory)
+    }
+}
+
+/// Thread-safe accumulation of a child's two output streams.
+final class OutputCollector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var out = Data()
+    private var err = Data()
+
+    func append(stdout data: Data) {
+        lock.lock()
+        out.append(data)
+        lock.unlock()
+    }
+
+    func append(stderr data: Data) {
+        lock.lock()
+        err.append(data)
+        lock.unlock()
+    }
+
+    var stdoutText: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    var stderrText: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: err, as: UTF8.self)
+    }
+}
