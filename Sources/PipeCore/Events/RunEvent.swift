@@ -54,11 +54,13 @@ public struct RunFinishedSummary: Sendable {
     public var pendingSignoffs: [String]
     public var summaryPath: String
     public var seconds: Double
+    /// Why the run ended before its layers ran, when it did.
+    public var problem: String?
 
     public init(
         runID: String, status: RunStatus, exitCode: PipeExitCode,
         layers: [(name: String, outcome: LayerOutcome, artifacts: [String])], pendingSignoffs: [String],
-        summaryPath: String, seconds: Double
+        summaryPath: String, seconds: Double, problem: String? = nil
     ) {
         self.runID = runID
         self.status = status
@@ -67,6 +69,7 @@ public struct RunFinishedSummary: Sendable {
         self.pendingSignoffs = pendingSignoffs
         self.summaryPath = summaryPath
         self.seconds = seconds
+        self.problem = problem
     }
 }
 

@@ -1,0 +1,73 @@
+import Foundation
+
+/// Checks a repository out at a ref into a fresh folder (libgit2 in `PipeGit`).
+public protocol SourceCheckout {
+    func checkout(_ repository: RepositorySpec, projectDirectory: URL, into folder: URL) throws -> CheckoutResult
+}
+
+/// A finished checkout.
+public struct CheckoutResult: Sendable, Equatable {
+    /// The full commit SHA the run verifies.
+    public var commit: String
+    /// The ref as resolved (e.g. `refs/heads/main`).
+    public var resolvedRef: String
+    /// The checked-out work tree.
+    public var workTree: URL
+
+    public init(commit: String, resolvedRef: String, workTree: URL) {
+        self.commit = commit
+        self.resolvedRef = resolvedRef
+        self.workTree = workTree
+    }
+}
+
+/// Opens a verified, authenticated connection to a host (libssh2 in `PipeSSH`).
+public protocol HostConnector {
+    func connect(_ host: HostConfig, cancellation: CancellationToken) throws -> ConnectedHost
+}
+
+/// A host after its key was checked and the login accepted.
+public struct ConnectedHost {
+    public var remote: RemoteHost
+    /// e.g. `ED25519`.
+    public var keyType: String
+    /// `SHA256:…` as OpenSSH prints it.
+    public var fingerprint: String
+
+    public init(remote: RemoteHost, keyType: String, fingerprint: String) {
+        self.remote = remote
+        self.keyType = keyType
+        self.fingerprint = fingerprint
+    }
+}
+
+/// Apple knowledge the engine needs about a host (`PipeApple` over a `RemoteHost`).
+public protocol HostInspector {
+    /// The simulators the host offers (`xcrun simctl list devices available -j`).
+    func simulators(on host: RemoteHost) throws -> [Simulator]
+    /// Chooses one simulator deterministically; throws a `ConfigurationError` listing what the host has.
+    func choose(_ criteria: SimulatorCriteria, among simulators: [Simulator], excluding: Set<String>) throws
+        -> SimulatorChoice
+    /// The host's Xcode, e.g. `Xcode 16.2 (16C5032a)`.
+    func xcodeVersion(on host: RemoteHost) throws -> String
+}
+
+/// A failure of the request against this host's setup (no such simulator, scheme not shared): `host-config`.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The plugins the engine may run, by kind.
+public struct PluginRegistry {
+    public private(set) var plugins: [String: LayerPlugin.Type] = [:]
+
+    public init(_ plugins: [LayerPlugin.Type]) {
+        for plugin in plugins { self.plugins[plugin.kind] = plugin }
+    }
+
+    public func plugin(kind: String) -> LayerPlugin.Type? { plugins[kind] }
+
+    public var kinds: [String] { plugins.keys.sorted() }
+}

@@ -1,0 +1,405 @@
+import Foundation
+import PipeBasics
+
+/// Runs one pipeline: checkout → host → simulator → workspace upload → layers (plugins) → verdict.
+///
+/// Synchronous on the calling thread: an SSH session belongs to one thread, and cancellation arrives through the
+/// `CancellationToken` that every wait loop polls. Every state change is written to the run record before the
+/// event that shows it is emitted.
+public final class RunEngine {
+    private let checkout: SourceCheckout
+    private let connector: HostConnector
+    private let inspector: HostInspector
+    private let plugins: PluginRegistry
+    private let hosts: [HostConfig]
+    private let events: EventSink
+    private let cancellation: CancellationToken
+    private let clock: () -> Date
+
+    public init(
+        checkout: SourceCheckout, connector: HostConnector, inspector: HostInspector, plugins: PluginRegistry,
+        hosts: [HostConfig], events: EventSink, cancellation: CancellationToken, clock: @escaping () -> Date = Date.init
+    ) {
+        self.checkout = checkout
+        self.connector = connector
+        self.inspector = inspector
+        self.plugins = plugins
+        self.hosts = hosts
+        self.events = events
+        self.cancellation = cancellation
+        self.clock = clock
+    }
+
+    /// The end of a run.
+    public struct Result {
+        public var runID: String
+        public var record: RunRecord
+        public var exitCode: PipeExitCode
+        public var recordURL: URL
+    }
+
+    public func run(_ request: RunRequest) throws -> Result {
+        let pipeline = request.pipeline
+        let started = clock()
+        let (runID, runFolder) = try RunID.claim(
+            in: request.projectDirectory.appendingPathComponent("artifacts", isDirectory: true), at: started)
+        var state = RunState(
+            runID: runID.value, runFolder: runFolder, projectDirectory: request.projectDirectory, started: started,
+            flakyPolicy: pipeline.flakyPolicy,
+            record: RunRecord(
+                runID: runID.value, pipeline: pipeline.name, pipelineFile: pipeline.sourcePath, status: .running,
+                request: .init(
+                    pipeline: pipeline.name, ref: pipeline.repository.ref, repository: pipeline.repository.location,
+                    workspace: pipeline.repository.workspacePath, parameters: pipeline.parameters,
+                    udid: request.udidOverride, host: request.hostOverride, requestedBy: request.requestedBy,
+                    reason: request.reason, trigger: request.trigger),
+                startedAt: UTCTimestamp.iso8601(started),
+                layers: LayerOrder.sorted(pipeline.layers).map {
+                    .init(
+                        name: $0.name, plugin: $0.plugin, gate: $0.gate, needs: $0.needs, outcome: nil, evidence: [],
+                        attempts: [], tests: [])
+                }))
+        try state.persist()
+        events.emit(.runStarted(runID: runID.value, pipeline: pipeline.name, requestedBy: request.requestedBy))
+
+        let localWork = request.projectDirectory.appendingPathComponent(".pipe/work/\(runID.value)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: localWork) }
+        do {
+            try execute(request, state: &state, localWork: localWork)
+        } catch let error as RequestError {
+            try finishEarly(&state, outcome: .skipped, problem: error.message, exitCode: .usage)
+        } catch let error as ConfigurationError {
+            try finishEarly(&state, outcome: .hostConfig, problem: error.message, exitCode: .environmentFailure)
+        } catch let error as RemoteError {
+            try finishEarly(&state, outcome: .infrastructure, problem: error.description, exitCode: .environmentFailure)
+        } catch let error as CancelledBeforeLayers {
+            try finishEarly(&state, outcome: .cancelled, problem: error.reason, exitCode: .cancelled)
+        } catch {
+            try finishEarly(
+                &state, outcome: .infrastructure, problem: "\(error)", exitCode: .environmentFailure)
+        }
+        return Result(
+            runID: runID.value, record: state.record,
+            exitCode: PipeExitCode(rawValue: state.record.exitCode ?? 3)
+                ?? .environmentFailure, recordURL: state.recordURL)
+    }
+
+    // MARK: - The run's steps
+
+    private func execute(_ request: RunRequest, state: inout RunState, localWork: URL) throws {
+        let pipeline = request.pipeline
+        try checkCancelled()
+
+        // 1. Checkout (the engine never reads pipelines or plugins from the checked-out ref).
+        let checkoutResult = try checkout.checkout(
+            pipeline.repository, projectDirectory: request.projectDirectory,
+            into: localWork.appendingPathComponent("checkout", isDirectory: true))
+        let workspace = checkoutResult.workTree.appendingPathComponent(pipeline.repository.workspacePath)
+        guard FileManager.default.fileExists(atPath: workspace.path) else {
+            throw RequestError(
+                "the workspace folder '\(pipeline.repository.workspacePath)' does not exist at commit "
+                    + "\(checkoutResult.commit.prefix(12)); fix `repository.workspace` in \(pipeline.sourcePath)")
+        }
+        state.record.commit = checkoutResult.commit
+        state.record.resolvedRef = checkoutResult.resolvedRef
+        try state.persist()
+        events.emit(
+            .checkedOut(
+                ref: pipeline.repository.ref, commit: checkoutResult.commit,
+                workspace: pipeline.repository.workspacePath))
+        try checkCancelled()
+
+        // 2. Host: connect (host key verified before authentication), retrying once on another host.
+        let candidates = try HostChooser.candidates(
+            for: pipeline.hostSelection, override: request.hostOverride, among: hosts)
+        let session = try connect(candidates, state: &state)
+        try checkCancelled()
+
+        // 3. Xcode and simulators, before anything is uploaded: a host that cannot run the request is a
+        //    configuration failure, found early.
+        let remote = session.connected.remote
+        state.record.xcode = try? inspector.xcodeVersion(on: remote)
+        let simulators = try inspector.simulators(on: remote)
+        events.emit(.simulatorsListed(host: session.host.name, available: simulators.count))
+        var criteria = pipeline.simulator
+        if let udid = request.udidOverride { criteria.udid = udid }
+        let needsSimulator = state.record.layers.contains { plugins.plugin(kind: $0.plugin)?.needsSimulator ?? false }
+        var choice: SimulatorChoice?
+        if needsSimulator {
+            do {
+                choice = try inspector.choose(criteria, among: simulators, excluding: [])
+            } catch let error as ConfigurationError {
+                let source = request.udidOverrideSource.map { " (from \($0))" } ?? ""
+                throw ConfigurationError(request.udidOverride == nil ? error.message : error.message + source)
+            }
+            state.record.simulator = choice
+            try state.persist()
+            if let choice { events.emit(.simulatorChosen(host: session.host.name, choice: choice)) }
+        }
+        try checkCancelled()
+
+        // 4. A fresh run folder on the host, and the workspace in it.
+        let remoteRunFolder = "\(session.host.workDirectory)/runs/\(state.runID)"
+        state.record.remoteRunFolder = remoteRunFolder
+        try state.persist()
+        defer { cleanUpRemote(remoteRunFolder, on: remote) }
+        let remoteWorkspace = remoteRunFolder + "/workspace"
+        let upload = try remote.upload(directory: workspace, to: remoteWorkspace)
+        events.emit(.workspaceUploaded(host: session.host.name, bytes: upload.bytes, seconds: upload.seconds))
+
+        // 5. Layers, in dependency order.
+        let context = LayerRunContext(
+            request: request, remote: remote, hostName: session.host.name, remoteRunFolder: remoteRunFolder,
+            remoteWorkspace: remoteWorkspace, simulators: simulators, criteria: criteria, firstChoice: choice)
+        for index in state.record.layers.indices {
+            try runLayer(at: index, context: context, state: &state)
+        }
+        try finish(&state)
+    }
+
+    private struct Session {
+        var host: HostConfig
+        var connected: ConnectedHost
+    }
+
+    private func connect(_ candidates: [HostConfig], state: inout RunState) throws -> Session {
+        var lastError: Error?
+        // Default policy: an infrastructure failure is retried once, on another host where there is one.
+        let attempts = candidates.count > 1 ? Array(candidates.prefix(2)) : [candidates[0], candidates[0]]
+        for (index, host) in attempts.enumerated() {
+            do {
+                let connected = try connector.connect(host, cancellation: cancellation)
+                state.record.host = .init(
+                    name: host.name, endpoint: host.endpoint, keyType: connected.keyType,
+                    fingerprint: connected.fingerprint)
+                try state.persist()
+                events.emit(
+                    .hostConnected(
+                        host: host.name, endpoint: host.endpoint, keyType: connected.keyType,
+                        fingerprint: connected.fingerprint))
+                return Session(host: host, connected: connected)
+            } catch let error as RemoteError {
+                // A host key or login problem is not transient: retrying would only repeat the refusal.
+                if [.hostKeyUnknown, .hostKeyChanged, .authentication].contains(error.kind) { throw error }
+                lastError = error
+                if index == 0 {
+                    events.emit(.warning("\(error.description); retrying once"))
+                    try checkCancelled()
+                }
+            }
+        }
+        throw lastError ?? RemoteError(.unreachable, host: candidates[0].name, "could not connect")
+    }
+
+    /// What every layer of one run shares.
+    private struct LayerRunContext {
+        var request: RunRequest
+        var remote: RemoteHost
+        var hostName: String
+        var remoteRunFolder: String
+        var remoteWorkspace: String
+        var simulators: [Simulator]
+        var criteria: SimulatorCriteria
+        var firstChoice: SimulatorChoice?
+    }
+
+    private func runLayer(at index: Int, context: LayerRunContext, state: inout RunState) throws {
+        let layerRecord = state.record.layers[index]
+        guard let spec = context.request.pipeline.layer(named: layerRecord.name) else { return }
+        if cancellation.isCancelled {
+            try endLayer(
+                index, outcome: .cancelled, evidence: [cancellation.cancellationReason ?? "cancelled"], state: &state)
+            return
+        }
+        let unmet = spec.needs.compactMap { need -> String? in
+            let outcome = state.record.layers.first { $0.name == need }?.outcome
+            return outcome == .passed || outcome == .flaky ? nil : "\(need) (\(outcome?.rawValue ?? "not run"))"
+        }
+        if !unmet.isEmpty {
+            try endLayer(
+                index, outcome: .skipped, evidence: ["needs " + unmet.joined(separator: ", ") + ", which did not pass"],
+                state: &state)
+            return
+        }
+        guard let pluginType = plugins.plugin(kind: spec.plugin) else {
+            try endLayer(
+                index, outcome: .pluginError,
+                evidence: ["no plugin of kind '\(spec.plugin)'; known kinds: \(plugins.kinds.joined(separator: ", "))"],
+                state: &state)
+            return
+        }
+        var simulator = context.firstChoice?.simulator
+        var usedSimulators: Set<String> = []
+        let maximumAttempts = 2
+        for attempt in 1...maximumAttempts {
+            let layerFolder = state.runFolder.appendingPathComponent(
+                attempt == 1 ? spec.name : "\(spec.name)/attempt-\(attempt)", isDirectory: true)
+            try FileManager.default.createDirectory(at: layerFolder, withIntermediateDirectories: true)
+            let attemptStart = clock()
+            state.record.layers[index].attempts.append(
+                .init(
+                    attempt: attempt, outcome: nil, evidence: [], exit: nil,
+                    simulatorUDID: pluginType.needsSimulator ? simulator?.udid : nil,
+                    startedAt: UTCTimestamp.iso8601(attemptStart), finishedAt: nil, durationSeconds: nil, facts: [:],
+                    artifacts: []))
+            try state.persist()
+            events.emit(.layerStarted(layer: spec.name, attempt: attempt, command: nil))
+
+            let pluginContext = LayerContext(
+                runID: state.runID, pipelineName: context.request.pipeline.name, layer: spec, attempt: attempt,
+                host: context.remote, hostName: context.hostName,
+                simulator: pluginType.needsSimulator ? simulator : nil, remoteRunFolder: context.remoteRunFolder,
+                remoteWorkspace: context.remoteWorkspace, localArtifacts: layerFolder, runStartTime: state.started,
+                events: events, cancellation: cancellation)
+            var result: LayerResult
+            do {
+                result = try pluginType.init().run(pluginContext)
+            } catch let error as RemoteError {
+                result = LayerResult(outcome: .infrastructure, evidence: [error.description])
+            } catch let error as ConfigurationError {
+                result = LayerResult(outcome: .hostConfig, evidence: [error.message])
+            } catch {
+                result = LayerResult(outcome: .pluginError, evidence: ["plugin '\(spec.plugin)' failed: \(error)"])
+            }
+            if cancellation.isCancelled && result.outcome != .passed {
+                result.outcome = .cancelled
+                result.evidence.append(cancellation.cancellationReason ?? "cancelled")
+            }
+            let finished = clock()
+            let attemptIndex = state.record.layers[index].attempts.count - 1
+            state.record.layers[index].attempts[attemptIndex].outcome = result.outcome
+            state.record.layers[index].attempts[attemptIndex].evidence = result.evidence
+            state.record.layers[index].attempts[attemptIndex].exit = result.exit?.artifactText
+            state.record.layers[index].attempts[attemptIndex].finishedAt = UTCTimestamp.iso8601(finished)
+            state.record.layers[index].attempts[attemptIndex].durationSeconds = finished.timeIntervalSince(
+                attemptStart)
+            state.record.layers[index].attempts[attemptIndex].facts = result.facts
+            state.record.layers[index].attempts[attemptIndex].artifacts = result.artifacts
+            state.record.layers[index].tests = result.tests
+            let retry = result.outcome.isRetriedByDefault && attempt < maximumAttempts && !cancellation.isCancelled
+            if retry {
+                try state.persist()
+                if let current = simulator?.udid { usedSimulators.insert(current) }
+                // Another simulator where there is one; the same one otherwise.
+                if pluginType.needsSimulator,
+                    let next = try? inspector.choose(
+                        context.criteria, among: context.simulators, excluding: usedSimulators)
+                {
+                    simulator = next.simulator
+                }
+                events.emit(
+                    .warning("layer \(spec.name): \(result.evidence.first ?? "infrastructure failure"); retrying once"))
+                continue
+            }
+            let passedTests = result.tests.filter { $0.status == .passed }.count
+            let failedTests = result.tests.filter { $0.status == .failed }.count
+            state.record.layers[index].outcome = result.outcome
+            state.record.layers[index].evidence = result.evidence
+            try state.persist()
+            events.emit(
+                .layerFinished(
+                    layer: spec.name, attempt: attempt,
+                    result: LayerResultSummary(
+                        outcome: result.outcome, evidence: result.evidence, exitText: result.exit?.artifactText,
+                        passedTests: passedTests, failedTests: failedTests,
+                        seconds: finished.timeIntervalSince(attemptStart))))
+            if !result.artifacts.isEmpty {
+                events.emit(.artifactsPulled(layer: spec.name, paths: result.artifacts.map(\.path)))
+            }
+            return
+        }
+    }
+
+    private func endLayer(_ index: Int, outcome: LayerOutcome, evidence: [String], state: inout RunState) throws {
+        state.record.layers[index].outcome = outcome
+        state.record.layers[index].evidence = evidence
+        try state.persist()
+        events.emit(
+            .layerFinished(
+                layer: state.record.layers[index].name, attempt: 0,
+                result: LayerResultSummary(
+                    outcome: outcome, evidence: evidence, exitText: nil, passedTests: 0, failedTests: 0, seconds: 0)))
+    }
+
+    private func cleanUpRemote(_ folder: String, on remote: RemoteHost) {
+        // Runs even after Ctrl-C: the remote folder is Pipe's to remove, and the process groups are already gone.
+        let result = try? remote.capture("rm -rf \(ShellQuote.quote(folder))", timeoutSeconds: 60)
+        if result?.exit != .exited(0) {
+            events.emit(.warning("could not remove the run folder \(folder) on the host; `pipe hosts clean` will"))
+        }
+    }
+
+    // MARK: - Ending
+
+    private func finish(_ state: inout RunState) throws {
+        let outcomes = state.record.layers.compactMap(\.outcome)
+        let automated = state.record.layers.filter { $0.gate == .merge }.compactMap(\.outcome)
+        let userCancelled = cancellation.isCancelled || outcomes.contains(.cancelled)
+        let exitCode = PipeExitCode.mergeVerdict(
+            outcomes: automated, flakyPolicy: state.flakyPolicy, userCancelled: userCancelled)
+        try complete(&state, status: userCancelled ? .cancelled : .finished, exitCode: exitCode)
+    }
+
+    private func finishEarly(
+        _ state: inout RunState, outcome: LayerOutcome, problem: String, exitCode: PipeExitCode
+    ) throws {
+        state.record.problem = problem
+        for index in state.record.layers.indices where state.record.layers[index].outcome == nil {
+            state.record.layers[index].outcome = outcome
+            state.record.layers[index].evidence = [problem]
+        }
+        let code: PipeExitCode = cancellation.isCancelled ? .cancelled : exitCode
+        try complete(&state, status: code == .cancelled ? .cancelled : .finished, exitCode: code)
+    }
+
+    private func complete(_ state: inout RunState, status: RunStatus, exitCode: PipeExitCode) throws {
+        let finished = clock()
+        state.record.status = status
+        state.record.exitCode = exitCode.rawValue
+        state.record.finishedAt = UTCTimestamp.iso8601(finished)
+        state.record.durationSeconds = finished.timeIntervalSince(state.started)
+        try state.persist()
+        let layers = state.record.layers.map { layer in
+            (
+                name: layer.name, outcome: layer.outcome ?? .skipped,
+                artifacts: layer.attempts.flatMap { $0.artifacts.map(\.path) }
+            )
+        }
+        let pending = state.record.layers.filter { $0.outcome == .awaitingSignoff }.map(\.name)
+        events.emit(
+            .runFinished(
+                summary: RunFinishedSummary(
+                    runID: state.runID, status: status, exitCode: exitCode, layers: layers, pendingSignoffs: pending,
+                    summaryPath: relativePath(state.recordURL, to: state.projectDirectory),
+                    seconds: finished.timeIntervalSince(state.started), problem: state.record.problem)))
+    }
+
+    private func checkCancelled() throws {
+        if let reason = cancellation.cancellationReason { throw CancelledBeforeLayers(reason: reason) }
+    }
+
+    private struct CancelledBeforeLayers: Error {
+        var reason: String
+    }
+}
+
+/// The mutable state of one run, with the record that is persisted at every change.
+private struct RunState {
+    var runID: String
+    var runFolder: URL
+    var projectDirectory: URL
+    var started: Date
+    var flakyPolicy: FlakyPolicy
+    var record: RunRecord
+
+    var recordURL: URL { runFolder.appendingPathComponent("summary.json") }
+
+    func persist() throws { try record.write(to: recordURL) }
+}
+
+/// `path` relative to `base` when it is inside it, for messages that a person can paste.
+func relativePath(_ url: URL, to base: URL) -> String {
+    let path = url.standardizedFileURL.path
+    let prefix = base.standardizedFileURL.path + "/"
+    return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+}

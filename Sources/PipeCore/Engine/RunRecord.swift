@@ -1,0 +1,92 @@
+import Foundation
+import PipeBasics
+
+/// The run record: `artifacts/<run id>/summary.json`. Written (atomically) at every state change, before the
+/// change is shown, so a crash never loses what a person saw.
+public struct RunRecord: Codable, Sendable {
+    /// Bumped when a field changes meaning; readers refuse newer majors.
+    public static let currentSchemaVersion = 1
+
+    public var schemaVersion: Int = RunRecord.currentSchemaVersion
+    public var runID: String
+    public var pipeline: String
+    public var pipelineFile: String
+    public var status: RunStatus
+    public var request: Request
+    public var commit: String?
+    public var resolvedRef: String?
+    public var host: HostFacts?
+    public var xcode: String?
+    public var simulator: SimulatorChoice?
+    public var remoteRunFolder: String?
+    public var startedAt: String
+    public var finishedAt: String?
+    public var durationSeconds: Double?
+    /// `pipe run`'s exit code (the merge gate's verdict), once finished.
+    public var exitCode: Int32?
+    /// Why the run ended early, when it did (checkout failed, no simulator, cancelled).
+    public var problem: String?
+    public var layers: [LayerRecord]
+
+    public struct Request: Codable, Sendable {
+        public var pipeline: String
+        public var ref: String
+        public var repository: String?
+        public var workspace: String
+        public var parameters: [String: String]
+        public var udid: String?
+        public var host: String?
+        public var requestedBy: String
+        public var reason: String?
+        public var trigger: String
+    }
+
+    public struct HostFacts: Codable, Sendable {
+        public var name: String
+        public var endpoint: String
+        public var keyType: String
+        public var fingerprint: String
+    }
+
+    public struct LayerRecord: Codable, Sendable {
+        public var name: String
+        public var plugin: String
+        public var gate: Gate
+        public var needs: [String]
+        /// `nil` until the layer ends.
+        public var outcome: LayerOutcome?
+        public var evidence: [String]
+        public var attempts: [AttemptRecord]
+        public var tests: [TestCaseResult]
+    }
+
+    public struct AttemptRecord: Codable, Sendable {
+        public var attempt: Int
+        public var outcome: LayerOutcome?
+        public var evidence: [String]
+        /// The artifact text of the exit (`0`, `65`, `signal KILL`, `lost`).
+        public var exit: String?
+        public var simulatorUDID: String?
+        public var startedAt: String
+        public var finishedAt: String?
+        public var durationSeconds: Double?
+        public var facts: [String: String]
+        public var artifacts: [ArtifactRecord]
+    }
+
+    /// Writes the record to `url` atomically (temporary file, then rename), so a reader never sees half a record.
+    public func write(to url: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let data = try encoder.encode(self)
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).tmp")
+        try data.write(to: temporary)
+        guard rename(temporary.path, url.path) == 0 else {
+            throw PipeBasicsError.io("could not write \(url.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    public static func read(from url: URL) throws -> RunRecord {
+        try JSONDecoder().decode(RunRecord.self, from: Data(contentsOf: url))
+    }
+}
