@@ -81,6 +81,14 @@ final class UsageErrorTests: XCTestCase {
             "error: flag '--json' of 'pipe run' takes no value; remove '=yes'\nsee 'pipe run --help'")
     }
 
+    func testBuiltInFlagsTakeNoValueEither() {
+        assertError(
+            ["run", "p.yml", "--help=run"],
+            "error: flag '--help' of 'pipe run' takes no value; remove '=run'\nsee 'pipe run --help'")
+        assertError(
+            ["--version=2"], "error: flag '--version' of 'pipe' takes no value; remove '=2'\nsee 'pipe --help'")
+    }
+
     func testSingleValueOptionGivenTwice() {
         let expected =
             "error: option '--ref' of 'pipe run' was given more than once; give it once\nsee 'pipe run --help'"

@@ -9,6 +9,7 @@ import PipeBasics
 ///   `pipe help <command>…` shows the same text; `--version` right after the program name shows the version.
 /// - `--name value`, `--name=value` and `-n value` give a value; a next word starting with `-` is not taken as
 ///   a value (write `--name=-x` for that), except `-` alone, which conventionally means stdin.
+/// - Short options stand alone: `-r main`, never `-rmain`, `-r=main` or clusters like `-vy`.
 /// - Options of a command are also accepted after its subcommands, so root options are global.
 /// - While the current command has subcommands, a positional word selects one; a command with subcommands given
 ///   none shows its help.
@@ -63,6 +64,9 @@ public struct CommandLineTool: Sendable {
 
             // `--name=value` carries its value; a short option never does (`-r=x` is simply unknown).
             let (typed, attached) = Self.splitAttachedValue(word)
+            if let attached, Self.isHelpFlag(typed) || (typed == "--version" && path.count == 1) {
+                return fail(.unexpectedValue(option: typed, value: attached))
+            }
             guard let option = Self.option(typed, visibleIn: path) else {
                 return fail(.unknownOption(typed, suggestion: nearestOption(to: typed, in: path)))
             }
