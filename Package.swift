@@ -64,7 +64,7 @@ let package = Package(
         .testTarget(name: "PipeSSHTests", dependencies: ["PipeSSH", "PipeTestSupport"]),
         .testTarget(name: "PipeGitTests", dependencies: ["PipeGit", "PipeTestSupport"]),
         .testTarget(name: "PipeStoreTests", dependencies: ["PipeStore", "PipeTestSupport"]),
-        .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"]),
+        .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport"]),
     ],
