@@ -86,13 +86,21 @@ public final class GitMirror {
         return (update, handle)
     }
 
-    /// The mirror when it exists and opens; a folder that is not a repository (a damaged mirror) is removed.
+    /// The mirror when it exists and opens. A folder there that is not a repository (a damaged mirror) is removed
+    /// so it can be cloned again, unless it belongs to another user: that is refused, never deleted.
     private func openExisting() throws -> GitRepositoryHandle? {
         guard FileManager.default.fileExists(atPath: path.path) else { return nil }
         do {
             return try GitRepositoryHandle.openBare(at: path.path, repository: repository)
         } catch GitError.libgit2(_, _, let code, _) where code == GIT_ENOTFOUND.rawValue {
-            try? FileManager.default.removeItem(at: path)
+            if let owner = FileOwner.foreignOwner(of: path.path) {
+                throw GitError.notOwnedByCurrentUser(repository: path.path, detail: owner)
+            }
+            do {
+                try FileManager.default.removeItem(at: path)
+            } catch {
+                throw GitError.fileSystem(operation: "remove a damaged mirror", path: path.path, message: "\(error)")
+            }
             return nil
         }
     }

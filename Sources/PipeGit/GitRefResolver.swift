@@ -34,9 +34,7 @@ struct GitRefResolver {
     }
 
     private func resolveRemoteHead() throws -> ResolvedCommit {
-        guard let head = try lookupReference(GitMirror.remoteHeadRef, ref: "HEAD") else {
-            throw GitError.emptyRepository(repository: repository)
-        }
+        guard let head = try lookupReference(GitMirror.remoteHeadRef, ref: "HEAD") else { throw unknown("HEAD") }
         // Report the branch HEAD names when it still points at the same commit, else plain HEAD (detached).
         var name = "HEAD"
         var symbolic: OpaquePointer?
@@ -138,9 +136,11 @@ struct GitRefResolver {
 
     // MARK: - Suggestions
 
-    /// An unknown-ref error naming the closest branch and tag names, up to three, by edit distance.
+    /// An unknown-ref error naming the closest branch and tag names, up to three, by edit distance; an
+    /// empty-repository error when there is no branch or tag at all.
     private func unknown(_ ref: String) -> GitError {
         let names = knownNames()
+        if names.isEmpty { return .emptyRepository(repository: repository) }
         var suggestions: [String] = []
         var remaining = names
         while suggestions.count < 3, let nearest = EditDistance.nearest(to: ref, in: remaining) {

@@ -54,7 +54,7 @@ struct GitRepositoryLocation: Equatable {
             let message = GitLibrary.lastErrorMessage(code: code)
             // libgit2 1.5.1 reports a foreign owner as "config value 'safe.directory' was not found" (-3) unless
             // safe.directory is set at all, so ownership is checked here rather than read from its error.
-            if let owner = foreignOwner(of: absolute) {
+            if let owner = FileOwner.foreignOwner(of: absolute) {
                 throw GitError.notOwnedByCurrentUser(repository: original, detail: owner)
             }
             if code == GIT_ENOTFOUND.rawValue {
@@ -63,18 +63,6 @@ struct GitRepositoryLocation: Equatable {
             throw GitError.libgit2(operation: "open", repository: original, code: code, message: message)
         }
         return GitRepositoryLocation(original: original, remoteURL: absolute, localPath: absolute)
-    }
-
-    /// Says who owns the folder (or its `.git`) when that is not the user Pipe runs as.
-    private static func foreignOwner(of path: String) -> String? {
-        for candidate in [path, path + "/.git"] {
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: candidate),
-                let owner = (attributes[.ownerAccountID] as? NSNumber)?.uint32Value, owner != geteuid()
-            else { continue }
-            let name = (attributes[.ownerAccountName] as? String).map { " (\($0))" } ?? ""
-            return "'\(candidate)' belongs to uid \(owner)\(name), Pipe runs as uid \(geteuid())"
-        }
-        return nil
     }
 
     /// Names the enclosing repository's top folder when the path is inside one, since that is the likely intent.

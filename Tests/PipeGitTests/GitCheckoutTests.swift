@@ -259,6 +259,24 @@ final class GitCheckoutTests: XCTestCase {
         }
     }
 
+    func testTagOfATreeIsNotACommit() throws {
+        try fixture.git("tag", "tree-tag", "main^{tree}")
+        assertThrowsGitError(try checkout("tree-tag")) { error in
+            XCTAssertEqual(error, .notACommit(ref: "tree-tag", repository: fixture.repository.path))
+        }
+    }
+
+    func testRepositoryWithoutCommitsIsAnEmptyRepositoryErrorForAnyRef() throws {
+        let empty = fixture.path("empty2")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        try fixture.git("init", "-q", in: empty)
+        assertThrowsGitError(
+            try GitCheckout.resolveCommit(repository: empty.path, ref: "main", mirrorsFolder: fixture.mirrors)
+        ) { error in
+            XCTAssertEqual(error, .emptyRepository(repository: empty.path))
+        }
+    }
+
     func testNonEmptyDestinationIsRefusedAndLeftAlone() throws {
         let destination = fixture.path("occupied")
         try FileManager.default.createDirectory(at: destination, withIntermediateDirectories: true)

@@ -37,11 +37,18 @@ final class ProjectRepositoryCheckoutTests: XCTestCase {
         XCTAssertEqual(files, committedFiles.sorted())
         print(
             "checkout of \(top.lastPathComponent) @ \(expected.prefix(12)) (\(files.count) files): "
-                + "cold \(cold.mirrorUpdate.seconds.ms) clone + \(cold.checkoutSeconds.ms) files = \(coldTime); "
-                + "warm \(warm.mirrorUpdate.seconds.ms) fetch + \(warm.checkoutSeconds.ms) files = \(warmTime)")
+                + "cold \(cold.mirrorUpdate.seconds.ms) clone + \(cold.checkoutSeconds.ms) files = \(coldTime.ms); "
+                + "warm \(warm.mirrorUpdate.seconds.ms) fetch + \(warm.checkoutSeconds.ms) files = \(warmTime.ms)")
     }
 }
 
 extension Double {
     fileprivate var ms: String { String(format: "%.1f ms", self * 1000) }
+}
+
+extension Duration {
+    fileprivate var ms: String {
+        let (seconds, attoseconds) = components
+        return (Double(seconds) + Double(attoseconds) / 1e18).ms
+    }
 }
