@@ -113,8 +113,16 @@ public final class GitMirror {
         let head: RemoteHead
         do {
             // Scoped so the partial repository is closed before it is renamed.
-            let handle = try GitRepositoryHandle.initBare(at: partial.path, repository: repository)
-            try configureRemote(handle)
+            let handle: GitRepositoryHandle
+            if location.localPath != nil {
+                handle = try cloneLocal(into: partial, cancellation: cancellation)
+            } else {
+                handle = try GitRepositoryHandle.initBare(at: partial.path, repository: repository)
+                try handle.check(
+                    Self.createMirrorRemote(handle.pointer, name: "origin", url: location.remoteURL, out: nil),
+                    "configure the mirror's remote")
+            }
+            // After a local clone this only records where the remote's HEAD is (nothing is left to transfer).
             head = try Self.fetch(into: handle, cancellation: cancellation)
         }
         do {
@@ -134,16 +142,41 @@ public final class GitMirror {
         }
     }
 
-    private func configureRemote(_ handle: GitRepositoryHandle) throws {
-        var remote: OpaquePointer?
-        try handle.check(
-            git_remote_create_with_fetchspec(
-                &remote, handle.pointer, "origin", location.remoteURL, Self.fetchRefspecs[0]),
-            "configure the mirror's remote")
-        git_remote_free(remote)
-        for refspec in Self.fetchRefspecs.dropFirst() {
-            try handle.check(git_remote_add_fetch(handle.pointer, "origin", refspec), "configure the mirror's remote")
+    /// A first clone of a local repository: libgit2 hard-links (or copies) its object files instead of packing
+    /// them the way a fetch does — about ten times faster on a repository with many loose objects.
+    private func cloneLocal(into partial: URL, cancellation: CancellationToken?) throws -> GitRepositoryHandle {
+        var options = git_clone_options()
+        try GitLibrary.check(
+            git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION)), "prepare the clone",
+            repository: repository)
+        options.bare = 1
+        options.local = GIT_CLONE_LOCAL
+        options.remote_cb = { out, repository, name, url, _ in
+            GitMirror.createMirrorRemote(repository, name: name, url: url, out: out)
         }
+        var cloned: OpaquePointer?
+        let code = Self.withFetchOptions(cancellation: cancellation) { fetchOptions, context in
+            options.fetch_opts = fetchOptions
+            return (git_clone(&cloned, location.remoteURL, partial.path, &options), context.abortReason)
+        }
+        git_repository_free(cloned)
+        try Self.throwFetchFailure(code: code.0, abortReason: code.1, operation: "clone", repository: repository)
+        return try GitRepositoryHandle.openBare(at: partial.path, repository: repository)
+    }
+
+    /// Creates the remote `name` with every mirror refspec; hands it out through `out` when asked (clone's callback).
+    private static func createMirrorRemote(
+        _ repository: OpaquePointer?, name: UnsafePointer<CChar>?, url: UnsafePointer<CChar>?,
+        out: UnsafeMutablePointer<OpaquePointer?>?
+    ) -> Int32 {
+        var remote: OpaquePointer?
+        var code = git_remote_create_with_fetchspec(&remote, repository, name, url, fetchRefspecs[0])
+        git_remote_free(remote)
+        for refspec in fetchRefspecs.dropFirst() where code == 0 {
+            code = git_remote_add_fetch(repository, name, refspec)
+        }
+        if code == 0, let out { code = git_remote_lookup(out, repository, name) }
+        return code
     }
 
     /// What the remote's `HEAD` was at the last fetch.
@@ -161,8 +194,19 @@ public final class GitMirror {
         try handle.check(git_remote_lookup(&remote, handle.pointer, "origin"), "find the mirror's remote")
         defer { git_remote_free(remote) }
 
+        let (code, abortReason) = withFetchOptions(cancellation: cancellation) { options, context in
+            (git_remote_fetch(remote, nil, &options, "pipe: fetch"), context.abortReason)
+        }
+        try throwFetchFailure(code: code, abortReason: abortReason, operation: "fetch", repository: handle.repository)
+        return try pointHead(of: handle, atHeadOf: remote)
+    }
+
+    /// Fetch options shared by clone and fetch: prune, no FETCH_HEAD, cancellation through the progress callbacks.
+    private static func withFetchOptions<T>(
+        cancellation: CancellationToken?, _ body: (inout git_fetch_options, GitCallbackContext) -> T
+    ) -> T {
         var options = git_fetch_options()
-        try handle.check(git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION)), "prepare the fetch")
+        git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION))
         options.prune = GIT_FETCH_PRUNE
         options.update_fetchhead = 0
         // The refspecs name the tags explicitly; automatic tag following would only add tags outside them.
@@ -175,15 +219,17 @@ public final class GitMirror {
         options.callbacks.sideband_progress = { _, _, payload in
             GitCallbackContext.from(payload)?.shouldAbort() == true ? -1 : 0
         }
-        let code = withExtendedLifetime(context) { git_remote_fetch(remote, nil, &options, "pipe: fetch") }
-        if code < 0 {
-            let error = GitLibrary.error(code: code, operation: "fetch", repository: handle.repository)
-            if let reason = context.abortReason {
-                throw GitError.cancelled(repository: handle.repository, reason: reason)
-            }
-            throw error
-        }
-        return try pointHead(of: handle, atHeadOf: remote)
+        return withExtendedLifetime(context) { body(&options, context) }
+    }
+
+    /// Reads libgit2's error first (the next call may replace it), then reports a cancellation as one.
+    private static func throwFetchFailure(code: Int32, abortReason: String?, operation: String, repository: String)
+        throws
+    {
+        guard code < 0 else { return }
+        let error = GitLibrary.error(code: code, operation: operation, repository: repository)
+        if let abortReason { throw GitError.cancelled(repository: repository, reason: abortReason) }
+        throw error
     }
 
     private static func pointHead(of handle: GitRepositoryHandle, atHeadOf remote: OpaquePointer?) throws
