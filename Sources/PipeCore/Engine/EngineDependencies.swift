@@ -45,9 +45,11 @@ public struct ConnectedHost {
 public protocol HostInspector {
     /// The simulators the host offers (`xcrun simctl list devices available -j`).
     func simulators(on host: RemoteHost) throws -> [Simulator]
-    /// Chooses one simulator deterministically; throws a `ConfigurationError` listing what the host has.
-    func choose(_ criteria: SimulatorCriteria, among simulators: [Simulator], excluding: Set<String>) throws
-        -> SimulatorChoice
+    /// Chooses one simulator deterministically, never one in `excluding`; throws a `ConfigurationError` listing
+    /// what the host has. `udidSource` names where `criteria.udid` came from (`--udid`, `SIM_UDID`), for messages.
+    func choose(
+        _ criteria: SimulatorCriteria, among simulators: [Simulator], excluding: Set<String>, udidSource: String
+    ) throws -> SimulatorChoice
     /// The host's Xcode, e.g. `Xcode 16.2 (16C5032a)`.
     func xcodeVersion(on host: RemoteHost) throws -> String
 }

@@ -126,12 +126,9 @@ public final class RunEngine {
         let needsSimulator = state.record.layers.contains { plugins.plugin(kind: $0.plugin)?.needsSimulator ?? false }
         var choice: SimulatorChoice?
         if needsSimulator {
-            do {
-                choice = try inspector.choose(criteria, among: simulators, excluding: [])
-            } catch let error as ConfigurationError {
-                let source = request.udidOverrideSource.map { " (from \($0))" } ?? ""
-                throw ConfigurationError(request.udidOverride == nil ? error.message : error.message + source)
-            }
+            choice = try inspector.choose(
+                criteria, among: simulators, excluding: [],
+                udidSource: request.udidOverrideSource ?? "the pipeline's simulator.udid")
             state.record.simulator = choice
             try state.persist()
             if let choice { events.emit(.simulatorChosen(host: session.host.name, choice: choice)) }
@@ -249,7 +246,8 @@ public final class RunEngine {
                 runID: state.runID, pipelineName: context.request.pipeline.name, layer: spec, attempt: attempt,
                 host: context.remote, hostName: context.hostName,
                 simulator: pluginType.needsSimulator ? simulator : nil, remoteRunFolder: context.remoteRunFolder,
-                remoteWorkspace: context.remoteWorkspace, localArtifacts: layerFolder, runStartTime: state.started,
+                remoteWorkspace: context.remoteWorkspace, localArtifacts: layerFolder,
+                projectDirectory: state.projectDirectory, runStartTime: state.started,
                 events: events, cancellation: cancellation)
             var result: LayerResult
             do {
@@ -283,7 +281,8 @@ public final class RunEngine {
                 // Another simulator where there is one; the same one otherwise.
                 if pluginType.needsSimulator,
                     let next = try? inspector.choose(
-                        context.criteria, among: context.simulators, excluding: usedSimulators)
+                        context.criteria, among: context.simulators, excluding: usedSimulators,
+                        udidSource: "the retry")
                 {
                     simulator = next.simulator
                 }

@@ -59,15 +59,20 @@ public struct LayerContext {
     public var remoteWorkspace: String
     /// `artifacts/<run id>/<layer>/` on the coordinator (created).
     public var localArtifacts: URL
+    /// The project folder: artifact paths in the run record are relative to it.
+    public var projectDirectory: URL
     /// When the run started (for fresh result-bundle names).
     public var runStartTime: Date
     public var events: EventSink
     public var cancellation: CancellationToken
 
+    /// `url` relative to the project folder, the way artifact paths are recorded and shown.
+    public func projectRelativePath(_ url: URL) -> String { relativePath(url, to: projectDirectory) }
+
     public init(
         runID: String, pipelineName: String, layer: LayerSpec, attempt: Int, host: RemoteHost, hostName: String,
         simulator: Simulator?, remoteRunFolder: String, remoteWorkspace: String, localArtifacts: URL,
-        runStartTime: Date, events: EventSink, cancellation: CancellationToken
+        projectDirectory: URL, runStartTime: Date, events: EventSink, cancellation: CancellationToken
     ) {
         self.runID = runID
         self.pipelineName = pipelineName
@@ -79,6 +84,7 @@ public struct LayerContext {
         self.remoteRunFolder = remoteRunFolder
         self.remoteWorkspace = remoteWorkspace
         self.localArtifacts = localArtifacts
+        self.projectDirectory = projectDirectory
         self.runStartTime = runStartTime
         self.events = events
         self.cancellation = cancellation

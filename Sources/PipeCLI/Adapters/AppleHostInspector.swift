@@ -1,0 +1,38 @@
+import Foundation
+import PipeApple
+import PipeCore
+
+/// The engine's `HostInspector`: asks the host's `xcrun simctl` and `xcodebuild`, reads the answers with
+/// `PipeApple`.
+struct AppleHostInspector: HostInspector {
+    func simulators(on host: RemoteHost) throws -> [Simulator] {
+        let output = try host.capture("xcrun simctl list devices available -j", timeoutSeconds: 120)
+        guard output.exit == .exited(0) else {
+            throw ConfigurationError(
+                "host \(host.name): `xcrun simctl list devices available -j` failed (\(output.exit.artifactText)): "
+                    + output.stderrText.trimmingCharacters(in: .whitespacesAndNewlines)
+                    + "; check that Xcode and its simulator runtimes are installed")
+        }
+        do {
+            return try SimctlListParser.parse(output.stdout)
+        } catch {
+            throw ConfigurationError("host \(host.name): the simulator list could not be read: \(error)")
+        }
+    }
+
+    func choose(
+        _ criteria: SimulatorCriteria, among simulators: [Simulator], excluding: Set<String>, udidSource: String
+    ) throws -> SimulatorChoice {
+        do {
+            return try SimulatorSelector.choose(
+                from: simulators.filter { !excluding.contains($0.udid) }, criteria: criteria, udidSource: udidSource)
+        } catch let error as SimulatorSelectionError {
+            throw ConfigurationError(error.description)
+        }
+    }
+
+    func xcodeVersion(on host: RemoteHost) throws -> String {
+        let output = try host.capture("xcodebuild -version", timeoutSeconds: 60)
+        return try XcodeVersion.parse(output.stdoutText).description
+    }
+}

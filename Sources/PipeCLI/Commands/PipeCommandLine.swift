@@ -1,0 +1,96 @@
+import Foundation
+import PipeCore
+
+/// `pipe`'s commands: the command tree, and the dispatch from a parsed command line to a command's code.
+public enum PipeCommandLine {
+    public static let version = "pipe 0.1.0"
+
+    static let root = CommandSpec(
+        name: "pipe",
+        summary: "Verifies iOS apps on cloud Macs from a Linux coordinator.",
+        discussion: """
+            Pipe checks a repository out, connects to a Mac host over SSH (its key checked against known_hosts \
+            first), chooses a simulator, runs each verification layer of a pipeline there, and brings back the \
+            exit code, the full log and the result bundle of every layer into artifacts/<run id>/.
+            """,
+        options: [
+            .value(
+                "project-dir", valueName: "path",
+                help: "The project folder (default: the nearest folder upwards that holds pipelines/).")
+        ],
+        groups: [CommandGroup("COMMANDS", [RunCommand.spec, ValidateCommand.spec])],
+        sections: [
+            HelpSection(
+                title: "EXIT CODES",
+                rows: [
+                    .init("0", "Every automated layer passed (or was flaky where the pipeline allows it)."),
+                    .init(
+                        "1",
+                        "The app failed: tests or build failed, a layer timed out, or flaky under `flaky: block` "
+                            + "(1 wins over 3)."),
+                    .init("2", "Invalid usage or an invalid pipeline file; nothing ran."),
+                    .init(
+                        "3",
+                        "Could not judge the app: host configuration (scheme not shared, no such simulator), "
+                            + "infrastructure (host unreachable, host key, connection lost) or plugin failure."),
+                    .init("130", "Cancelled (Ctrl-C or SIGTERM); wins over every other code."),
+                ]),
+            HelpSection(
+                title: "ENVIRONMENT",
+                text: """
+                    SIM_UDID names the simulator for every layer, like --udid; it must be one the host has.
+                    CI=true prints plain timestamped lines instead of the terminal view.
+                    """),
+        ])
+
+    static let tool = CommandLineTool(root: root, version: version)
+
+    /// Runs `pipe` with `arguments` (without the program name) and returns its exit code.
+    public static func main(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        console: Console = .standard
+    ) -> Int32 {
+        switch tool.parse(arguments) {
+        case .help(let text), .version(let text):
+            console.out(text + "\n")
+            return 0
+        case .error(let error):
+            console.err(error.description + "\n")
+            return error.exitCode
+        case .run(let path, let parsed):
+            let context = CommandContext(
+                arguments: parsed, environment: environment, console: console,
+                currentDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+            do {
+                switch path {
+                case ["run"]: return try RunCommand.execute(context)
+                case ["validate"]: return try ValidateCommand.execute(context)
+                default:
+                    console.err("error: '\(path.joined(separator: " "))' has no implementation\n")
+                    return PipeExitCode.usage.rawValue
+                }
+            } catch let error as UsageError {
+                console.err(error.description + "\n")
+                return error.exitCode
+            } catch let error as RequestError {
+                console.err("error: \(error.message)\n")
+                return PipeExitCode.usage.rawValue
+            } catch {
+                console.err("error: \(error)\n")
+                return PipeExitCode.environmentFailure.rawValue
+            }
+        }
+    }
+}
+
+/// What every command gets.
+struct CommandContext {
+    var arguments: ParsedArguments
+    var environment: [String: String]
+    var console: Console
+    var currentDirectory: URL
+
+    func projectFolder() throws -> ProjectFolder {
+        try ProjectFolder.locate(explicit: arguments.string("project-dir"), from: currentDirectory)
+    }
+}

@@ -1,2 +1,0 @@
-/// `PipeCLI`: see CONTRIBUTING.md for what this module owns.
-public enum PipeCLIModule {}

@@ -1,0 +1,13 @@
+import PipeCore
+import PipeSpec
+import XcodebuildTestPlugin
+
+/// The plugins compiled into `pipe`, by kind.
+enum BuiltInPlugins {
+    static let all: [LayerPlugin.Type] = [XcodebuildTestPlugin.self]
+
+    static var registry: PluginRegistry { PluginRegistry(all) }
+
+    /// What the pipeline loader checks each layer's settings against.
+    static var schemas: [String: PluginSchema] { PluginSchema.registry(all) }
+}
