@@ -1,5 +1,3 @@
-import PipeBasics
-
 /// Replaces `${name}` in a scalar with the run's parameter of that name, else the environment variable.
 ///
 /// One pass over the text: what a substitution inserts is never scanned again, so a parameter whose value holds
@@ -99,7 +97,7 @@ final class Interpolator {
         }
         if let value = environment[name] { return value }
         var message = "'${\(name)}' is neither a declared parameter nor an environment variable"
-        if let nearest = EditDistance.nearest(to: name, in: Array(parameters.keys)) {
+        if let nearest = EditDistanceSuggestion.nearest(to: name, among: Array(parameters.keys)) {
             message += "; did you mean '${\(nearest)}'?"
         } else {
             message += "; declare it under 'parameters:' or set it in the environment (write '$${' for a literal '${')"

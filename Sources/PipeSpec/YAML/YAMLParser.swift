@@ -57,10 +57,15 @@ public enum YAMLParser {
         case YAML_MEMORY_ERROR:
             return SpecProblem(file: file, mark: nil, message: "out of memory reading YAML")
         case YAML_READER_ERROR:
-            mark = SourceText.mark(ofByteOffset: parser.problem_offset, in: bytes)
-            message = "this is not UTF-8 text: \(problem)"
-            if parser.problem_value != -1 { message += " (byte 0x\(String(parser.problem_value, radix: 16)))" }
-            message += "; save the file as UTF-8"
+            // libyaml names the byte where decoding failed, often the one after the character that is wrong.
+            var offset = min(parser.problem_offset, bytes.count)
+            if problem.contains("trailing") || problem.contains("incomplete") {
+                while offset > 0, bytes[offset - 1] & 0xC0 == 0x80 { offset -= 1 }
+                if offset > 0 { offset -= 1 }
+            }
+            mark = SourceText.mark(ofByteOffset: offset, in: bytes)
+            let byte = offset < bytes.count ? " at byte 0x\(String(bytes[offset], radix: 16, uppercase: true))" : ""
+            message = "this is not UTF-8 text (\(problem)\(byte)); save the file as UTF-8"
         default:
             message = "invalid YAML: \(problem)"
             if let context {
@@ -214,7 +219,7 @@ private struct TreeBuilder {
             case .sequence(let items) where items.allSatisfy({ $0.mapping != nil }): sources = items
             default:
                 throw failure(
-                    at: entry.value.start,
+                    at: entry.key.start,
                     "`<<` merges a mapping or a list of mappings (`<<: *defaults`); this value is neither")
             }
             for merged in sources.flatMap({ $0.mapping ?? [] }) {
