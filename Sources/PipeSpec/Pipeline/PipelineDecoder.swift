@@ -330,7 +330,9 @@ struct PipelineDecoder {
                 let hint = "\(setting.key) (\(setting.type.rawValue)): \(setting.summary)"
                 guard let node = setting.required ? layer.required(setting.key, hint: hint) : layer.value(setting.key)
                 else { continue }
-                if let value = decodeSetting(node, type: setting.type, at: path.appending(setting.key), reader: reader) {
+                let value = decodeSetting(
+                    node, setting: setting, at: path.appending(setting.key), reader: reader)
+                if let value {
                     settings[setting.key] = value
                 }
             }
@@ -342,10 +344,12 @@ struct PipelineDecoder {
     }
 
     private func decodeSetting(
-        _ node: YAMLNode, type: SettingSchema.ValueType, at path: SpecKeyPath, reader: SpecReader
+        _ node: YAMLNode, setting: SettingSchema, at path: SpecKeyPath, reader: SpecReader
     ) -> SettingValue? {
-        switch type {
-        case .string: return reader.string(node, at: path).map(SettingValue.string)
+        switch setting.type {
+        case .string:
+            let text = setting.required ? reader.nonEmptyString(node, at: path) : reader.string(node, at: path)
+            return text.map(SettingValue.string)
         case .integer: return reader.integer(node, at: path).map(SettingValue.integer)
         case .boolean: return reader.boolean(node, at: path).map(SettingValue.boolean)
         case .strings: return reader.strings(node, at: path).map { SettingValue.strings($0.map(\.text)) }
