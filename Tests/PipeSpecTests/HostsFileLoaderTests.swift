@@ -84,7 +84,8 @@ final class HostsFileLoaderTests: XCTestCase {
     func testFileShapeErrors() {
         func errors(_ yaml: String) -> [String] {
             do {
-                _ = try HostsFileLoader.load(yaml: yaml, file: ".pipe/hosts.yml", baseDirectory: URL(fileURLWithPath: "/"))
+                _ = try HostsFileLoader.load(
+                    yaml: yaml, file: ".pipe/hosts.yml", baseDirectory: URL(fileURLWithPath: "/"))
                 XCTFail("expected errors")
                 return []
             } catch {
@@ -134,7 +135,8 @@ final class HostsFileLoaderTests: XCTestCase {
 
     func testMissingHostsFileNamesThePath() {
         XCTAssertThrowsError(try HostsFileLoader.load(path: URL(fileURLWithPath: "no/such/hosts.yml"))) { error in
-            XCTAssertEqual((error as? SpecErrors)?.description, "no/such/hosts.yml: error: no such file; check the path")
+            XCTAssertEqual(
+                (error as? SpecErrors)?.description, "no/such/hosts.yml: error: no such file; check the path")
         }
     }
 }

@@ -23,7 +23,8 @@ final class InterpolationTests: XCTestCase {
         XCTAssertEqual(pipeline.parameters, ["scheme": "Reader", "ref": "main"])
 
         let overridden = try SpecFixtures.pipeline(
-            declared + "repository: { ref: \"${ref}\" }\nlayers: { l: { plugin: xcodebuild-test, scheme: \"${scheme}\" } }",
+            declared
+                + "repository: { ref: \"${ref}\" }\nlayers: { l: { plugin: xcodebuild-test, scheme: \"${scheme}\" } }",
             parameters: ["ref": "v2", "scheme": "Reader UI"])
         XCTAssertEqual(overridden.layers[0].settings["scheme"], .string("Reader UI"))
         XCTAssertEqual(overridden.parameters, ["scheme": "Reader UI", "ref": "v2"])
@@ -108,7 +109,8 @@ final class InterpolationTests: XCTestCase {
 
     func testRequiredParameterWithoutValueTellsHowToPassIt() {
         XCTAssertEqual(
-            SpecFixtures.errors(declared + "repository: { ref: \"${ref}\" }\nlayers: { a: { plugin: shell, run: \"${scheme}\" } }"),
+            SpecFixtures.errors(
+                declared + "repository: { ref: \"${ref}\" }\nlayers: { a: { plugin: shell, run: \"${scheme}\" } }"),
             ["pipelines/test.yml:3:3: error: parameters.ref: required parameter has no value; pass --param ref=VALUE"])
     }
 
@@ -210,5 +212,19 @@ final class InterpolationTests: XCTestCase {
                     + "it",
                 "pipelines/test.yml:4:39: error: layers.a.timout: unknown key; did you mean 'timeout'?",
             ])
+    }
+}
+
+extension InterpolationTests {
+    func testEmptyDefaultIsTheEmptyText() throws {
+        let pipeline = try SpecFixtures.pipeline(
+            """
+            parameters:
+              suffix: { default: }
+              label: ""
+            layers: { a: { plugin: shell, run: "make${suffix}${label}" } }
+            """)
+        XCTAssertEqual(pipeline.layers[0].settings["run"], .string("make"))
+        XCTAssertEqual(pipeline.parameters, ["suffix": "", "label": ""])
     }
 }

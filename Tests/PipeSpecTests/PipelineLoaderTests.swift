@@ -12,7 +12,8 @@ final class PipelineLoaderTests: XCTestCase {
         XCTAssertEqual(pipeline.name, "app-intents")
         XCTAssertEqual(pipeline.sourcePath, fixture.relativePath)
         XCTAssertEqual(pipeline.description, "App Intents verification for the reader app (seeds: three layers)")
-        XCTAssertEqual(pipeline.repository, RepositorySpec(location: nil, ref: "main", workspacePath: "examples/reader-app"))
+        XCTAssertEqual(
+            pipeline.repository, RepositorySpec(location: nil, ref: "main", workspacePath: "examples/reader-app"))
         XCTAssertEqual(pipeline.hostSelection, HostSelection(names: [], labels: ["xcode": "16.2", "arch": "arm64"]))
         XCTAssertEqual(
             pipeline.simulator, SimulatorCriteria(platform: "iOS", deviceName: "iPhone 15", runtime: "iOS 17.5"))
@@ -70,7 +71,9 @@ final class PipelineLoaderTests: XCTestCase {
         XCTAssertEqual(pipeline.simulator, SimulatorCriteria(platform: "iOS"))
         XCTAssertEqual(pipeline.parameters, [:])
         XCTAssertEqual(pipeline.flakyPolicy, .allow)
-        XCTAssertEqual(pipeline.layers, [LayerSpec(name: "logic", plugin: "xcodebuild-test", settings: ["scheme": .string("Reader")])])
+        XCTAssertEqual(
+            pipeline.layers,
+            [LayerSpec(name: "logic", plugin: "xcodebuild-test", settings: ["scheme": .string("Reader")])])
     }
 
     func testRepositoryHostAndSimulatorForms() throws {
@@ -84,7 +87,8 @@ final class PipelineLoaderTests: XCTestCase {
             """, file: "pipelines/other.yaml")
 
         XCTAssertEqual(pipeline.name, "other")
-        XCTAssertEqual(pipeline.repository, RepositorySpec(location: "../other/repo.git", ref: "v1.2", workspacePath: "./app"))
+        XCTAssertEqual(
+            pipeline.repository, RepositorySpec(location: "../other/repo.git", ref: "v1.2", workspacePath: "./app"))
         XCTAssertEqual(pipeline.hostSelection.names, ["mac-2"])
         XCTAssertEqual(pipeline.simulator.udid, "90052AC6-4B8A-4C1B-9E7A-3F1D2B8C4E51")
         XCTAssertEqual(pipeline.simulator.platform, "tvOS")
@@ -104,7 +108,8 @@ final class PipelineLoaderTests: XCTestCase {
         let missing = SpecFixtures.folder.appendingPathComponent("pipelines/nope.yml")
         XCTAssertThrowsError(try SpecFixtures.loader.load(path: missing)) { error in
             let problems = (error as? SpecErrors)?.problems ?? []
-            XCTAssertEqual(problems.map(\.description), ["\(missing.relativePath): error: no such file; check the path"])
+            XCTAssertEqual(
+                problems.map(\.description), ["\(missing.relativePath): error: no such file; check the path"])
         }
     }
 

@@ -54,7 +54,8 @@ final class ScalarTypingTests: XCTestCase {
                 "pipelines/test.yml:2:36: error: layers.a.run: expected text, found the boolean 'no'; quote it (\"no\") "
                     + "to mean the text",
             ])
-        let quoted = try SpecFixtures.pipeline("host: { labels: { gpu: \"yes\" } }\nlayers: { a: { plugin: shell, run: 'no' } }\n")
+        let quoted = try SpecFixtures.pipeline(
+            "host: { labels: { gpu: \"yes\" } }\nlayers: { a: { plugin: shell, run: 'no' } }\n")
         XCTAssertEqual(quoted.hostSelection.labels, ["gpu": "yes"])
         XCTAssertEqual(quoted.layers[0].settings["run"], .string("no"))
     }

@@ -37,7 +37,8 @@ final class YAMLParserTests: XCTestCase {
         XCTAssertEqual(entries[1].value.start, SourceMark(line: 2, column: 8), "a quoted scalar starts at its quote")
         let items = try XCTUnwrap(entries[2].value.sequence)
         XCTAssertEqual(entries[2].value.start, SourceMark(line: 4, column: 3))
-        XCTAssertEqual(items.map(\.scalar), [YAMLScalar("single", style: .singleQuoted), YAMLScalar("block", style: .literal)])
+        XCTAssertEqual(
+            items.map(\.scalar), [YAMLScalar("single", style: .singleQuoted), YAMLScalar("block", style: .literal)])
         XCTAssertEqual(items.map(\.start), [SourceMark(line: 4, column: 5), SourceMark(line: 5, column: 5)])
     }
 
@@ -72,7 +73,8 @@ final class YAMLParserTests: XCTestCase {
         let duplicates = root.duplicateKeys()
         XCTAssertEqual(duplicates.map(\.path.description), ["b[0].x", "a"])
         XCTAssertEqual(duplicates.map(\.first), [SourceMark(line: 3, column: 7), SourceMark(line: 1, column: 1)])
-        XCTAssertEqual(duplicates.map(\.repeated.start), [SourceMark(line: 3, column: 13), SourceMark(line: 4, column: 1)])
+        XCTAssertEqual(
+            duplicates.map(\.repeated.start), [SourceMark(line: 3, column: 13), SourceMark(line: 4, column: 1)])
     }
 
     func testAliasesAreResolvedAndMergeKeysApplied() throws {

@@ -33,7 +33,9 @@ final class SpecReader {
                 continue
             }
             // Repeated keys were reported by the duplicate pass; the first one is the one used.
-            if seen.insert(key).inserted { first.append(MappingReader.Entry(key: key, keyNode: entry.key, value: entry.value)) }
+            if seen.insert(key).inserted {
+                first.append(MappingReader.Entry(key: key, keyNode: entry.key, value: entry.value))
+            }
         }
         return MappingReader(node: node, path: path, entries: first, reader: self)
     }
@@ -100,7 +102,8 @@ final class SpecReader {
         let names = cases.map(\.rawValue)
         guard let text = string(node, at: path) else { return nil }
         if let value = Value(rawValue: text) { return value }
-        problems.error(path, at: node.start, "'\(text)' is not one of \(Self.list(names))\(Self.suggestion(text, names))")
+        problems.error(
+            path, at: node.start, "'\(text)' is not one of \(Self.list(names))\(Self.suggestion(text, names))")
         return nil
     }
 
@@ -156,7 +159,9 @@ final class SpecReader {
 
     /// Interpolates a scalar exactly once (never twice: the result is not scanned again).
     func interpolate(_ scalar: YAMLScalar, node: YAMLNode, at path: SpecKeyPath) -> Interpolator.Result {
-        guard let interpolator else { return Interpolator.Result(text: scalar.text, isComplete: true, didInterpolate: false) }
+        guard let interpolator else {
+            return Interpolator.Result(text: scalar.text, isComplete: true, didInterpolate: false)
+        }
         let marks =
             scalar.text.contains("${") ? problems.source.interpolationMarks(from: node.start, to: node.end) : []
         return interpolator.interpolate(scalar.text, marks: marks, fallback: node.start, path: path, problems: problems)

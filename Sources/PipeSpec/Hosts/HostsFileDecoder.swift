@@ -72,7 +72,8 @@ struct HostsFileDecoder {
             "known-hosts", hint: "an OpenSSH known_hosts file holding the host's key (host keys are always checked)"
         ).flatMap { path("known-hosts", node: $0, in: host) }
         let port = ranged("port", in: host, 1...65_535, "a TCP port, 1 to 65535") ?? 22
-        let capacity = ranged("capacity", in: host, 1...Int.max, "the number of runs the host takes at once, at least 1")
+        let capacity = ranged(
+            "capacity", in: host, 1...Int.max, "the number of runs the host takes at once, at least 1")
         let identityFile = host.value("identity-file").flatMap { path("identity-file", node: $0, in: host) }
         let passphraseFile = host.value("identity-passphrase-file").flatMap {
             path("identity-passphrase-file", node: $0, in: host)
@@ -81,7 +82,8 @@ struct HostsFileDecoder {
             let keyPath = host.path.appending("identity-passphrase-env")
             guard let name = reader.nonEmptyString(node, at: keyPath) else { return nil }
             guard Interpolator.isValidName(name), !name.contains("-") else {
-                problems.error(keyPath, at: node.start, "'\(name)' is not an environment variable name (e.g. MAC_KEY_PASSPHRASE)")
+                problems.error(
+                    keyPath, at: node.start, "'\(name)' is not an environment variable name (e.g. MAC_KEY_PASSPHRASE)")
                 return nil
             }
             return name
@@ -111,7 +113,9 @@ struct HostsFileDecoder {
             workDirectory: workDirectory, xcodes: xcodes, connectTimeoutSeconds: connectTimeout)
     }
 
-    private func checkAuthentication(_ host: MappingReader, identityFile: String?, useAgent: Bool, hasPassphrase: Bool) {
+    private func checkAuthentication(
+        _ host: MappingReader, identityFile: String?, useAgent: Bool, hasPassphrase: Bool
+    ) {
         if identityFile == nil, !useAgent, !host.contains("identity-file") {
             problems.error(
                 host.path, at: host.node.start,
@@ -123,7 +127,8 @@ struct HostsFileDecoder {
                 "give the passphrase either by 'identity-passphrase-env:' or by 'identity-passphrase-file:', not both")
         }
         if hasPassphrase, !host.contains("identity-file") {
-            let key = host.value("identity-passphrase-env") != nil ? "identity-passphrase-env" : "identity-passphrase-file"
+            let key =
+                host.value("identity-passphrase-env") != nil ? "identity-passphrase-env" : "identity-passphrase-file"
             problems.error(
                 host.path.appending(key), at: host.value(key)?.start,
                 "a passphrase unlocks 'identity-file:', which is not set; add it or remove the passphrase")
@@ -147,7 +152,8 @@ struct HostsFileDecoder {
         guard let text = host.reader.nonEmptyString(node, at: keyPath) else { return nil }
         if text == "~" || text.hasPrefix("~/") {
             guard let home, !home.isEmpty else {
-                problems.error(keyPath, at: node.start, "'\(text)' starts with '~' but HOME is not set; write the full path")
+                problems.error(
+                    keyPath, at: node.start, "'\(text)' starts with '~' but HOME is not set; write the full path")
                 return nil
             }
             return URL(fileURLWithPath: home).appendingPathComponent(String(text.dropFirst(2))).standardizedFileURL.path

@@ -45,7 +45,8 @@ struct PipelineDecoder {
         let repository = decodeRepository(document)
         let host = decodeHost(document)
         let simulator = decodeSimulator(document)
-        let flaky = document.read("flaky", { reader in { reader.choice($0, at: $1, among: [FlakyPolicy.allow, .block]) } })
+        let flaky = document.read(
+            "flaky", { reader in { reader.choice($0, at: $1, among: [FlakyPolicy.allow, .block]) } })
         let layers = decodeLayers(document)
         checkNeeds(layers)
         for (parameter, entry) in declaredParameterKeys(top) where !interpolator.used.contains(parameter) {
@@ -132,35 +133,36 @@ struct PipelineDecoder {
     private func decodeDeclaration(
         _ entry: MappingReader.Entry, at path: SpecKeyPath, plain: SpecReader
     ) -> (defaultValue: String?, isRequired: Bool) {
-        // `scheme: Reader` is short for `scheme: { default: Reader }`.
-        if let scalar = entry.value.scalar, scalar.isText || scalar.resolved != .null {
+        let declaration: MappingReader
+        switch entry.value.content {
+        case .scalar(let scalar) where scalar.isText || scalar.resolved != .null:
+            // `scheme: Reader` is short for `scheme: { default: Reader }`.
             return (plain.string(entry.value, at: path), false)
-        }
-        let declaration: MappingReader?
-        if entry.value.mapping != nil {
-            declaration = plain.mapping(entry.value, at: path)
-        } else if entry.value.scalar == nil {
-            plain.mismatch(entry.value, at: path, expected: "a default value or a mapping with 'default:' or 'required:'")
-            return (nil, false)
-        } else {
-            declaration = nil
-        }
-        guard let declaration else {
+        case .scalar:
             problems.error(path, at: entry.keyNode.start, "give it a 'default:' or 'required: true'")
             return (nil, false)
+        case .sequence:
+            plain.mismatch(
+                entry.value, at: path, expected: "a default value or a mapping with 'default:' or 'required:'")
+            return (nil, false)
+        case .mapping:
+            guard let mapping = plain.mapping(entry.value, at: path) else { return (nil, false) }
+            declaration = mapping
         }
         declaration.rejectUnknownKeys(allowed: ["default", "required", "description"])
-        let defaultValue = declaration.read("default", { $0.string })
+        // `default:` with nothing after it is the empty text, so that a declared parameter always has a value.
+        let defaultEntry = declaration.entries.first { $0.key == "default" }
+        let defaultValue = defaultEntry.map { _ in declaration.read("default", { $0.string }) ?? "" }
         let isRequired = declaration.read("required", { $0.boolean }) ?? false
         _ = declaration.read("description", { $0.string })
-        if isRequired, defaultValue != nil, let node = declaration.value("default") {
+        if isRequired, let defaultEntry {
             problems.error(
-                path.appending("default"), at: node.start,
+                path.appending("default"), at: defaultEntry.value.start,
                 "a required parameter has no default; remove 'default:' or 'required: true'")
-        } else if !isRequired, defaultValue == nil, !declaration.contains("default") {
+        } else if !isRequired, defaultEntry == nil {
             problems.error(path, at: entry.keyNode.start, "give it a 'default:' or 'required: true'")
         }
-        return (defaultValue, isRequired)
+        return (isRequired ? nil : defaultValue, isRequired)
     }
 
     // MARK: Sections
@@ -394,6 +396,7 @@ private struct CycleFinder {
     let edges: [String: [(target: String, node: YAMLNode, path: SpecKeyPath)]]
     private var finished: Set<String> = []
     private var stack: [String] = []
+    private var onStack: Set<String> = []
     private(set) var cycles: [(names: [String], node: YAMLNode, path: SpecKeyPath)] = []
 
     init(edges: [String: [(target: String, node: YAMLNode, path: SpecKeyPath)]]) {
@@ -401,16 +404,18 @@ private struct CycleFinder {
     }
 
     mutating func visit(_ name: String) {
-        guard !finished.contains(name), !stack.contains(name) else { return }
+        guard !finished.contains(name), !onStack.contains(name) else { return }
         stack.append(name)
+        onStack.insert(name)
         for edge in edges[name] ?? [] {
-            if let start = stack.firstIndex(of: edge.target) {
+            if onStack.contains(edge.target), let start = stack.firstIndex(of: edge.target) {
                 cycles.append((Array(stack[start...]) + [edge.target], edge.node, edge.path))
             } else {
                 visit(edge.target)
             }
         }
         stack.removeLast()
+        onStack.remove(name)
         finished.insert(name)
     }
 }

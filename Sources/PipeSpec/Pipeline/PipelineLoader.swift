@@ -29,7 +29,8 @@ public struct PipelineLoader: Sendable {
         path: URL, parameters: [String: String] = [:],
         environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(SpecErrors) -> Pipeline {
-        try Self.pipeline(from: check(path: path, parameters: parameters, environment: environment, requirement: .enforce))
+        try Self.pipeline(
+            from: check(path: path, parameters: parameters, environment: environment, requirement: .enforce))
     }
 
     /// Loads pipeline text for a run; `file` names it in messages and gives the pipeline its name.
@@ -37,7 +38,8 @@ public struct PipelineLoader: Sendable {
         yaml: String, file: String, parameters: [String: String] = [:], environment: [String: String] = [:]
     ) throws(SpecErrors) -> Pipeline {
         try Self.pipeline(
-            from: check(yaml: yaml, file: file, parameters: parameters, environment: environment, requirement: .enforce))
+            from: check(yaml: yaml, file: file, parameters: parameters, environment: environment, requirement: .enforce)
+        )
     }
 
     /// Checks a file for `pipe validate`: a required parameter without a value is a warning, not an error.

@@ -88,7 +88,9 @@ struct SourceText: Sendable {
         var index = 0
         while index < min(offset, bytes.count) {
             let byte = bytes[index]
-            if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && bytes[safe: index + 1] != UInt8(ascii: "\n")) {
+            if byte == UInt8(ascii: "\n")
+                || (byte == UInt8(ascii: "\r") && bytes[safe: index + 1] != UInt8(ascii: "\n"))
+            {
                 line += 1
                 column = 1
             } else if byte & 0xC0 != 0x80, byte != UInt8(ascii: "\r") {

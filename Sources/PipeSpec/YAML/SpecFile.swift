@@ -14,7 +14,9 @@ struct SpecFile {
             let exists = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory)
             let reason =
                 !exists
-                ? "no such file; check the path" : isDirectory.boolValue ? "this is a folder, not a file" : "cannot read this file; check its permissions"
+                ? "no such file; check the path"
+                : isDirectory.boolValue
+                    ? "this is a folder, not a file" : "cannot read this file; check its permissions"
             throw SpecErrors(SpecProblem(file: displayPath, mark: nil, message: reason))
         }
         let bytes = [UInt8](data)

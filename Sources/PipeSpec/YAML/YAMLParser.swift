@@ -160,7 +160,8 @@ private struct TreeBuilder {
             }
             try add(anchored.node, count: anchored.count, anchor: nil)
         case YAML_SEQUENCE_START_EVENT:
-            stack.append(.sequence(items: [], start: start, anchor: anchorName(event.data.sequence_start.anchor), count: 1))
+            stack.append(
+                .sequence(items: [], start: start, anchor: anchorName(event.data.sequence_start.anchor), count: 1))
         case YAML_MAPPING_START_EVENT:
             stack.append(
                 .mapping(
