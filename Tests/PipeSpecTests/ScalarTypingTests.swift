@@ -139,3 +139,24 @@ final class ScalarTypingTests: XCTestCase {
         XCTAssertNil(DurationParser.seconds(from: ""))
     }
 }
+
+extension ScalarTypingTests {
+    func testEmptyListEntriesAndMapValuesAreReported() {
+        XCTAssertEqual(
+            SpecFixtures.errors(
+                """
+                host: { labels: { xcode: } }
+                layers:
+                  a:
+                    plugin: xcodebuild-test
+                    scheme: R
+                    only-testing:
+                      - ReaderTests
+                      -
+                """),
+            [
+                "pipelines/test.yml:1:26: error: host.labels.xcode: needs a value (write \"\" for the empty text)",
+                "pipelines/test.yml:8:8: error: layers.a.only-testing[1]: empty entry; write a value or remove the entry",
+            ])
+    }
+}

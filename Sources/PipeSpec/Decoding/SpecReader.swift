@@ -117,8 +117,12 @@ final class SpecReader {
             var values: [(text: String, node: YAMLNode, path: SpecKeyPath)] = []
             for (index, item) in items.enumerated() {
                 let itemPath = path.appending(index)
-                guard item.scalar != nil else {
+                guard let scalar = item.scalar else {
                     mismatch(item, at: itemPath, expected: "text")
+                    continue
+                }
+                if !scalar.isText, scalar.resolved == .null {
+                    problems.error(itemPath, at: item.start, "empty entry; write a value or remove the entry")
                     continue
                 }
                 if let text = string(item, at: itemPath) { values.append((text, item, itemPath)) }
@@ -137,8 +141,12 @@ final class SpecReader {
         var result: [String: String] = [:]
         for entry in mapping.entries {
             let entryPath = path.appending(entry.key)
-            guard entry.value.scalar != nil else {
+            guard let scalar = entry.value.scalar else {
                 mismatch(entry.value, at: entryPath, expected: "text")
+                continue
+            }
+            if !scalar.isText, scalar.resolved == .null {
+                problems.error(entryPath, at: entry.value.start, "needs a value (write \"\" for the empty text)")
                 continue
             }
             if let text = string(entry.value, at: entryPath) { result[entry.key] = text }
