@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "PipeTestSupport", dependencies: ["PipeBasics"], path: "Tests/PipeTestSupport"),
         .testTarget(name: "PipeBasicsTests", dependencies: ["PipeBasics"]),
         .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
-        .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"]),
+        .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport"]),
         .testTarget(name: "PipeSSHTests", dependencies: ["PipeSSH", "PipeTestSupport"]),
         .testTarget(name: "PipeGitTests", dependencies: ["PipeGit", "PipeTestSupport"]),

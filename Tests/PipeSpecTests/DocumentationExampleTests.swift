@@ -1,0 +1,41 @@
+import Foundation
+import PipeCore
+import PipeSpec
+import XCTest
+
+/// The examples in `docs/pipeline-format.md` are real files: they must load as documented.
+final class DocumentationExampleTests: XCTestCase {
+    private func yamlBlocks() throws -> [String] {
+        let document = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/pipeline-format.md")
+        let text = try String(contentsOf: document, encoding: .utf8)
+        return text.components(separatedBy: "```yaml\n").dropFirst().compactMap {
+            $0.components(separatedBy: "```").first
+        }
+    }
+
+    func testPipelineExampleLoads() throws {
+        let blocks = try yamlBlocks()
+        XCTAssertEqual(blocks.count, 2)
+        let pipeline = try SpecFixtures.pipeline(
+            blocks[0], file: "pipelines/app-intents.yml", parameters: ["ref": "main"])
+        XCTAssertEqual(pipeline.name, "app-intents")
+        XCTAssertEqual(pipeline.repository, RepositorySpec(ref: "main", workspacePath: "examples/reader-app"))
+        XCTAssertEqual(pipeline.hostSelection.labels, ["xcode": "16.2"])
+        XCTAssertEqual(pipeline.simulator.runtime, "iOS 17.5")
+        XCTAssertEqual(pipeline.layers.map(\.name), ["logic", "intent", "manual"])
+        XCTAssertEqual(pipeline.layers.map(\.gate), [.merge, .merge, .release])
+        XCTAssertEqual(pipeline.flakyPolicy, .block)
+    }
+
+    func testHostsExampleLoads() throws {
+        let blocks = try yamlBlocks()
+        let hosts = try HostsFileLoader.load(
+            yaml: blocks[1], file: ".pipe/hosts.yml", baseDirectory: URL(fileURLWithPath: "/project/.pipe"),
+            environment: ["HOME": "/home/ci"])
+        XCTAssertEqual(hosts.map(\.name), ["mac-1", "mac-2"])
+        XCTAssertEqual(hosts[0].identityFile, "/project/.pipe/keys/id_ed25519")
+        XCTAssertEqual(hosts[1].knownHostsFile, "/home/ci/.ssh/known_hosts")
+        XCTAssertEqual(hosts[1].identityPassphraseEnvironment, "MAC2_KEY_PASSPHRASE")
+    }
+}
