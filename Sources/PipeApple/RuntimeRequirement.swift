@@ -12,16 +12,19 @@ public enum RuntimeRequirement: Equatable, CustomStringConvertible, Sendable {
         let trimmed = (text ?? "").trimmingCharacters(in: .whitespaces)
         if trimmed.isEmpty || trimmed.lowercased() == "latest" { return .latest }
         var rest = Substring(trimmed)
-        if let first = rest.first, first.isLetter, rest.lowercased() != "latest" {
+        if let first = rest.first, first.isLetter {
+            // `iOS 17.5`, `iOS >=17`, `iOS latest`: a platform word, then the requirement.
             let word = rest.prefix { !$0.isWhitespace && $0 != ">" }
-            let family = SimulatorRuntimeKey.family(String(word))
-            guard family.lowercased() != "latest" else { return .latest }
-            guard family == SimulatorRuntimeKey.family(platform) else {
+            let requirement = rest.dropFirst(word.count).drop { $0.isWhitespace }
+            guard !requirement.isEmpty else {
+                throw SimulatorSelectionError(.invalidRuntime(trimmed), request: trimmed, available: [])
+            }
+            guard SimulatorRuntimeKey.family(String(word)) == SimulatorRuntimeKey.family(platform) else {
                 throw SimulatorSelectionError(
                     .runtimeForOtherPlatform(runtime: trimmed, platform: platform), request: trimmed, available: [])
             }
-            rest = rest.dropFirst(word.count).drop { $0.isWhitespace }
-            if rest.lowercased() == "latest" { return .latest }
+            if requirement.lowercased() == "latest" { return .latest }
+            rest = requirement
         }
         var atLeast = false
         if rest.hasPrefix(">=") {

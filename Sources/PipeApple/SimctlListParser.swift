@@ -56,7 +56,7 @@ public enum SimctlListParser {
     public static func parseText(_ text: String) throws -> [Simulator] {
         var reader = TextListingReader()
         var lineNumber = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline) {
             lineNumber += 1
             try reader.read(line: String(rawLine), number: lineNumber)
         }
