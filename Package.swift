@@ -60,7 +60,7 @@ let package = Package(
         .testTarget(name: "PipeBasicsTests", dependencies: ["PipeBasics"]),
         .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
         .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport"]),
+        .testTarget(name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipeSSHTests", dependencies: ["PipeSSH", "PipeTestSupport"]),
         .testTarget(name: "PipeGitTests", dependencies: ["PipeGit", "PipeTestSupport"]),
         .testTarget(name: "PipeStoreTests", dependencies: ["PipeStore", "PipeTestSupport"]),

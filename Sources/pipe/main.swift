@@ -1,1 +1,4 @@
+import Foundation
 import PipeCLI
+
+exit(PipeCommandLine.main(Array(CommandLine.arguments.dropFirst())))

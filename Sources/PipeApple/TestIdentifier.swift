@@ -1,0 +1,36 @@
+import Foundation
+
+/// One spelling for a test's identity, whichever line named it: `Suite/test()`, as `xcresulttool` writes
+/// `testIdentifierString`, so log lines, `Failing tests:` and the bundle's summary name a test the same way.
+///
+/// | printed as | normalized |
+/// |---|---|
+/// | `-[ReaderTests.ReadingIDTests testEmpty]` (XCTest, serial) | `ReadingIDTests/testEmpty()` |
+/// | `-[StopAfterFailureTests testStops]` (Objective-C, no module) | `StopAfterFailureTests/testStops` |
+/// | `ReadingIDTests.testEmpty()` (parallel, `Failing tests:`) | `ReadingIDTests/testEmpty()` |
+/// | `ReadingIDTests.testEmpty` (`swift test` on Linux) | `ReadingIDTests/testEmpty()` |
+/// | `TestingProjectTests/example2()` (Swift Testing via xcodebuild) | unchanged |
+/// | `Outer.Inner.check()` (nested Swift Testing suites in `Failing tests:`) | `Outer/Inner/check()` |
+/// | `optional()` (a global Swift Testing function) | unchanged |
+public enum TestIdentifier {
+    public static func normalize(_ printed: String) -> String {
+        let text = printed.trimmingCharacters(in: .whitespaces)
+        if (text.hasPrefix("-[") || text.hasPrefix("+[")), text.hasSuffix("]") {
+            let inner = text.dropFirst(2).dropLast()
+            guard let space = inner.firstIndex(of: " ") else { return String(inner) }
+            let classPart = inner[..<space]
+            let method = inner[inner.index(after: space)...]
+            // A module prefix (`Module.Class`) means Swift, whose identifiers carry `()`.
+            if let dot = classPart.lastIndex(of: ".") {
+                return "\(classPart[classPart.index(after: dot)...])/\(method)()"
+            }
+            return "\(classPart)/\(method)"
+        }
+        if text.contains("/") { return text }
+        let head = text.prefix { $0 != "(" }
+        let tail = text[head.endIndex...]
+        guard head.contains(".") else { return text }
+        let slashed = head.replacingOccurrences(of: ".", with: "/")
+        return tail.isEmpty ? slashed + "()" : slashed + tail
+    }
+}

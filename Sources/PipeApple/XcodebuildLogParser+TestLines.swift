@@ -1,0 +1,145 @@
+import Foundation
+import PipeCore
+
+extension XcodebuildLogParser {
+    /// `Test Case '-[M.C t]' started.` / `passed (0.001 seconds).` (serial XCTest, also `swift test` on Linux) and
+    /// `Test case 'C.t()' passed on '<destination>' (0.001 seconds)` (xcodebuild's own line).
+    func readTestCaseLine(_ line: String) {
+        let body = line.dropFirst("Test Case '".count)
+        if line.hasPrefix("Test case '") {
+            for (verb, status) in [("passed", TestCaseResult.Status.passed), ("failed", .failed), ("skipped", .skipped)] {
+                guard let marker = body.range(of: "' \(verb) on '") else { continue }
+                let printed = String(body[..<marker.lowerBound])
+                let identifier = TestIdentifier.normalize(printed)
+                // `Suite/test()` or a global `test()`: Swift Testing, which xcodebuild names with slashes.
+                if printed.contains("/") || !printed.contains(".") { facts.xcodebuildReportedSwiftTesting = true }
+                let duration = Self.seconds(inParenthesesAtEndOf: body[marker.upperBound...])
+                finishTest(TestCaseResult(identifier: identifier, status: status, durationSeconds: duration), origin: .xcodebuild)
+                return
+            }
+            return
+        }
+        guard let close = body.range(of: "' ") else { return }
+        let identifier = TestIdentifier.normalize(String(body[..<close.lowerBound]))
+        let tail = body[close.upperBound...]
+        if tail.hasPrefix("started") {
+            startTest(identifier)
+            return
+        }
+        let statuses: [(String, TestCaseResult.Status)] = [("passed", .passed), ("failed", .failed), ("skipped", .skipped)]
+        guard let status = statuses.first(where: { tail.hasPrefix($0.0 + " (") })?.1 else { return }
+        let duration = Self.seconds(inParenthesesAtEndOf: tail)
+        finishTest(TestCaseResult(identifier: identifier, status: status, durationSeconds: duration), origin: .xctest)
+    }
+
+    /// `✔ Test example() passed after 0.001 seconds.` and the other Swift Testing lines, with any symbol (including
+    /// SF Symbols in the private use area) and an optional leading U+200B.
+    func readSwiftTestingLine(_ line: String) {
+        var scalars = Substring(line).unicodeScalars.drop { $0 == "\u{200B}" || $0 == "\u{FEFF}" }
+        guard let symbol = scalars.first, !symbol.isASCII else { return }
+        scalars = scalars.drop { !$0.isASCII || $0 == " " }
+        let rest = Substring(scalars)
+        guard rest.hasPrefix("Test "), !rest.hasPrefix("Test run "), !rest.hasPrefix("Test case ") else { return }
+        let afterTest = rest.dropFirst("Test ".count)
+        guard let (identifier, remainder) = Self.splitSwiftTestingName(afterTest) else { return }
+        var verb = remainder.drop { $0 == " " }
+        if verb.hasPrefix("with "), let range = verb.range(of: " test case") {
+            // Parameterized: `Test foo(x:) with 3 test cases passed after …`.
+            verb = verb[range.upperBound...].drop { $0 != " " }.drop { $0 == " " }
+        }
+        if verb.hasPrefix("started") {
+            startTest(identifier)
+        } else if verb.hasPrefix("passed after ") {
+            let seconds = Double(verb.dropFirst("passed after ".count).prefix { $0 != " " })
+            finishTest(TestCaseResult(identifier: identifier, status: .passed, durationSeconds: seconds), origin: .swiftTesting)
+        } else if verb.hasPrefix("failed after ") {
+            let seconds = Double(verb.dropFirst("failed after ".count).prefix { $0 != " " })
+            finishTest(TestCaseResult(identifier: identifier, status: .failed, durationSeconds: seconds), origin: .swiftTesting)
+        } else if verb.hasPrefix("skipped") {
+            var reason: String?
+            if let open = verb.firstIndex(of: "\""), let close = verb.lastIndex(of: "\""), open < close {
+                reason = String(verb[verb.index(after: open)..<close])
+            }
+            finishTest(TestCaseResult(identifier: identifier, status: .skipped, failureMessage: reason), origin: .swiftTesting)
+        } else if verb.hasPrefix("recorded an issue") {
+            let (location, message) = Self.issueLocation(in: verb)
+            recordIssue(identifier: identifier, location: location, message: message)
+        }
+    }
+
+    /// `/path/File.swift:71: error: -[M.C t] : message` (an XCTest assertion) or
+    /// `/path/File.swift:12:5: error: message` (the compiler).
+    func readErrorLine(_ line: String) {
+        guard let marker = line.range(of: ": error: ") else { return }
+        let location = line[..<marker.lowerBound]
+        let message = line[marker.upperBound...]
+        if message.hasPrefix("-[") || message.hasPrefix("+["), let close = message.range(of: "] : ") {
+            let identifier = TestIdentifier.normalize(String(message[..<close.lowerBound]) + "]")
+            recordIssue(identifier: identifier, location: Self.shortLocation(location), message: String(message[close.upperBound...]))
+            return
+        }
+        let parts = location.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 3, let column = parts.last, let row = parts.dropLast().last,
+            !column.isEmpty, !row.isEmpty, (column + row).allSatisfy({ $0.isASCII && $0.isNumber }),
+            !parts.dropLast(2).joined(separator: ":").isEmpty
+        else { return }
+        facts.compilerErrors.append(line)
+        emit(.compilerError(location: String(location), message: String(message)))
+    }
+
+    /// `<path>:<line>: -[M.C t] : Test skipped - <reason>`: the reason for the `skipped` line that follows.
+    func readSkipLine(_ line: String) {
+        guard let open = line.range(of: ": -["), let close = line.range(of: "] : Test skipped", range: open.upperBound..<line.endIndex)
+        else { return }
+        let identifier = TestIdentifier.normalize("-[" + line[open.upperBound..<close.lowerBound] + "]")
+        var reason = line[close.upperBound...]
+        if reason.hasPrefix(" - ") { reason = reason.dropFirst(3) }
+        recordIssue(identifier: identifier, location: Self.shortLocation(line[..<open.lowerBound]), message: String(reason))
+    }
+
+    /// `example2()` or `"Display name"`, then the rest of the line.
+    private static func splitSwiftTestingName(_ text: Substring) -> (String, Substring)? {
+        if text.hasPrefix("\"") {
+            let afterQuote = text.dropFirst()
+            guard let close = afterQuote.firstIndex(of: "\"") else { return nil }
+            return (String(afterQuote[..<close]), afterQuote[afterQuote.index(after: close)...])
+        }
+        if let open = text.firstIndex(of: "("), let close = text[open...].firstIndex(of: ")"),
+            !text[..<open].contains(" ")
+        {
+            return (String(text[...close]), text[text.index(after: close)...])
+        }
+        guard let space = text.firstIndex(of: " ") else { return nil }
+        return (String(text[..<space]), text[space...])
+    }
+
+    /// `recorded an issue [with N arguments …] at File.swift:18:9: message`.
+    private static func issueLocation(in text: Substring) -> (String?, String) {
+        var searchStart = text.startIndex
+        while let at = text.range(of: " at ", range: searchStart..<text.endIndex) {
+            let candidate = text[at.upperBound...]
+            if let colon = candidate.range(of: ": ") {
+                let location = candidate[..<colon.lowerBound]
+                let parts = location.split(separator: ":")
+                if parts.count >= 3, parts.suffix(2).allSatisfy({ $0.allSatisfy(\.isNumber) }), !location.contains(" ") {
+                    return (String(location), String(candidate[colon.upperBound...]))
+                }
+            }
+            searchStart = at.upperBound
+        }
+        let message = text.drop { $0 != ":" }.dropFirst().drop { $0 == " " }
+        return (nil, String(message))
+    }
+
+    /// `/Users/john/…/File.swift:71` → `File.swift:71`.
+    private static func shortLocation(_ location: Substring) -> String {
+        guard let slash = location.lastIndex(of: "/") else { return String(location) }
+        return String(location[location.index(after: slash)...])
+    }
+
+    /// `… (0.460 seconds).` → 0.46.
+    private static func seconds(inParenthesesAtEndOf text: Substring) -> Double? {
+        guard let open = text.lastIndex(of: "("), let end = text[open...].range(of: " seconds)") else { return nil }
+        return Double(text[text.index(after: open)..<end.lowerBound])
+    }
+}

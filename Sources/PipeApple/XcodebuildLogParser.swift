@@ -1,0 +1,266 @@
+import Foundation
+import PipeCore
+
+/// Streams an `xcodebuild test` log (stdout and stderr chunks as they arrive) into typed events and the
+/// `XcodebuildLogFacts` the verdict needs.
+///
+/// Feed it `Data` in any chunking: lines split across chunks and UTF-8 characters split across chunks are put
+/// back together; LF, CR and CRLF all end a line. Lines after the final banner are still read (over SSH without
+/// a TTY, some stdout lines arrive after it). Memory stays flat: lines are cut at `maxLineBytes`, every list in
+/// the facts is bounded, and issues waiting for their test to end are capped.
+///
+/// Feed stdout and stderr to separate parsers, or to one parser only in whole lines: a line is only whole within
+/// one stream.
+public final class XcodebuildLogParser {
+    public internal(set) var facts = XcodebuildLogFacts()
+
+    private var assembler: LineAssembler
+    private var block: Block = .none
+    private var pendingEvents: [XcodebuildLogEvent] = []
+    /// First issue per test that has not ended yet, oldest first; capped at `pendingIssueLimit`.
+    private var pendingIssues: [(identifier: String, location: String?, message: String)] = []
+    private let pendingIssueLimit = 64
+
+    private enum Block {
+        case none
+        case failingTests
+        case testingFailed(sawItem: Bool)
+        case buildCommandsFailed
+        case resultBundlePath
+        /// Indented lines after `xcodebuild: error: …` (the cause of a package resolution failure, for example).
+        case toolErrorDetails(remaining: Int)
+    }
+
+    /// - Parameter maxLineBytes: longer lines are cut (the recognised lines are all far shorter).
+    public init(maxLineBytes: Int = 64 * 1024) {
+        assembler = LineAssembler(maxLineBytes: maxLineBytes)
+    }
+
+    /// Reads a chunk and returns the events of the lines it completed.
+    public func feed(_ chunk: Data) -> [XcodebuildLogEvent] {
+        assembler.append(chunk) { read(line: $0) }
+        return takeEvents()
+    }
+
+    /// Reads the last line when the log did not end with a newline; call once at the end.
+    public func finish() -> [XcodebuildLogEvent] {
+        assembler.finish { read(line: $0) }
+        block = .none
+        return takeEvents()
+    }
+
+    /// Parses a whole log at once (fixtures, a log read back from disk).
+    public static func parse(_ log: Data) -> (events: [XcodebuildLogEvent], facts: XcodebuildLogFacts) {
+        let parser = XcodebuildLogParser()
+        let events = parser.feed(log) + parser.finish()
+        return (events, parser.facts)
+    }
+
+    private func takeEvents() -> [XcodebuildLogEvent] {
+        defer { pendingEvents.removeAll(keepingCapacity: true) }
+        return pendingEvents
+    }
+
+    func emit(_ event: XcodebuildLogEvent) {
+        pendingEvents.append(event)
+    }
+
+    // MARK: - Lines
+
+    private func read(line bytes: UnsafeBufferPointer<UInt8>) {
+        facts.lineCount += 1
+        if readsBlockItem(bytes) { return }
+        guard !bytes.isEmpty else { return }
+        scanAnywhere(bytes)
+        readStartOfLine(bytes)
+    }
+
+    /// Lines under a block header (`Failing tests:` and the like); `true` when the line belonged to the block.
+    private func readsBlockItem(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let isBlank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+        let isIndented = bytes.first == 0x09 || (bytes.count > 1 && bytes[0] == 0x20 && bytes[1] == 0x20)
+        switch block {
+        case .none:
+            return false
+        case .toolErrorDetails(let remaining):
+            guard isIndented || (bytes.first == 0x20 && !isBlank), !isBlank, remaining > 0 else {
+                block = .none
+                return false
+            }
+            facts.toolErrorDetails.append(Self.text(bytes).trimmingCharacters(in: .whitespaces))
+            block = .toolErrorDetails(remaining: remaining - 1)
+            return true
+        case .resultBundlePath:
+            if isBlank { return true }
+            block = .none
+            guard isIndented else { return false }
+            let path = Self.text(bytes).trimmingCharacters(in: .whitespaces)
+            facts.resultBundlePath = path
+            emit(.resultBundlePath(path))
+            return true
+        case .failingTests:
+            guard isIndented, !isBlank else {
+                block = .none
+                return isBlank
+            }
+            let item = Self.text(bytes).trimmingCharacters(in: .whitespaces)
+            // Xcode 11–13 group the list by target: `\tTarget:` then `\t\tClass.test()`.
+            if item.hasSuffix(":"), !item.contains("(") { return true }
+            let identifier = TestIdentifier.normalize(item)
+            facts.failingTestsListed.append(identifier)
+            emit(.failingTestListed(identifier))
+            return true
+        case .testingFailed(let sawItem):
+            if isBlank {
+                if sawItem { block = .none }
+                return true
+            }
+            guard isIndented else {
+                block = .none
+                return false
+            }
+            let item = Self.text(bytes).trimmingCharacters(in: .whitespaces)
+            facts.testingFailedLines.append(item)
+            emit(.testingFailed(item))
+            block = .testingFailed(sawItem: true)
+            return true
+        case .buildCommandsFailed:
+            let item = Self.text(bytes).trimmingCharacters(in: .whitespaces)
+            if isBlank || !isIndented {
+                block = .none
+                // `(2 failures)` closes the block and is part of it.
+                return isBlank || (item.hasPrefix("(") && item.hasSuffix(")"))
+            }
+            facts.buildCommandsFailed.append(item)
+            emit(.buildCommandFailed(item))
+            return true
+        }
+    }
+
+    /// Texts that matter wherever they appear in a line.
+    private func scanAnywhere(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if Self.contains(bytes, Needle.noSpace) || Self.contains(bytes, Needle.notEnoughDiskSpace) {
+            facts.diskFullLines.append(Self.text(bytes))
+        }
+        if Self.contains(bytes, Needle.executionTimeAllowance) {
+            facts.executionTimeAllowanceLines.append(Self.text(bytes))
+        }
+        if let range = Self.range(of: Needle.errorResultBundle, in: bytes) {
+            let path = Self.text(UnsafeBufferPointer(rebasing: bytes[range.upperBound...]))
+                .trimmingCharacters(in: .whitespaces)
+            facts.errorResultBundlePath = path
+        }
+    }
+
+    private func readStartOfLine(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let first = bytes.first else { return }
+        switch first {
+        case UInt8(ascii: "*"):
+            if let banner = XcodebuildBanner.parse(Self.text(bytes)) {
+                facts.banner = banner
+                emit(.banner(banner))
+            }
+        case UInt8(ascii: "T"):
+            let line = Self.text(bytes)
+            if line.hasPrefix("Test Case '") || line.hasPrefix("Test case '") {
+                readTestCaseLine(line)
+            } else if line == "Testing failed:" {
+                block = .testingFailed(sawItem: false)
+            } else if line.hasPrefix("Test session results, code coverage, and logs:") {
+                block = .resultBundlePath
+            } else if line == "The following build commands failed:" {
+                block = .buildCommandsFailed
+            }
+        case UInt8(ascii: "F"):
+            if Self.text(bytes) == "Failing tests:" { block = .failingTests }
+        case UInt8(ascii: "W"), UInt8(ascii: "R"):
+            let line = Self.text(bytes)
+            if line.hasPrefix("Writing result bundle at path:") || line.hasPrefix("Result bundle written to path:") {
+                block = .resultBundlePath
+            } else if line.hasPrefix("Restarting after unexpected exit, crash, or test timeout") {
+                facts.restartLines.append(line)
+                emit(.testRunnerRestarted(line: line))
+            }
+        case UInt8(ascii: "x"):
+            let line = Self.text(bytes)
+            if line.hasPrefix("xcodebuild: error:") || line.hasPrefix("xcode-select: error:")
+                || line.hasPrefix("xcrun: error:")
+            {
+                facts.toolErrors.append(line)
+                emit(.toolError(line))
+                block = .toolErrorDetails(remaining: 8)
+            }
+        case 0x80...:
+            // Swift Testing: a symbol (maybe a private-use SF Symbol, maybe after U+200B) before `Test …`.
+            readSwiftTestingLine(Self.text(bytes))
+        default:
+            break
+        }
+        if Self.contains(bytes, Needle.error) { readErrorLine(Self.text(bytes)) }
+        if Self.contains(bytes, Needle.testSkipped) { readSkipLine(Self.text(bytes)) }
+        if Self.contains(bytes, Needle.buildFailedNote) { facts.testingCancelledBecauseBuildFailed = true }
+    }
+
+    // MARK: - Issues waiting for their test
+
+    func recordIssue(identifier: String, location: String?, message: String) {
+        emit(.testIssue(identifier: identifier, location: location, message: message))
+        guard !pendingIssues.contains(where: { $0.identifier == identifier }) else { return }
+        if pendingIssues.count >= pendingIssueLimit { pendingIssues.removeFirst() }
+        pendingIssues.append((identifier, location, message))
+    }
+
+    func finishTest(_ result: TestCaseResult, origin: XcodebuildLogEvent.Origin) {
+        var result = result
+        if let index = pendingIssues.firstIndex(where: { $0.identifier == result.identifier }) {
+            let issue = pendingIssues.remove(at: index)
+            if result.status != .passed {
+                result.failureMessage = result.failureMessage ?? issue.message
+                result.failureLocation = result.failureLocation ?? issue.location
+            }
+        }
+        facts.count(result.status, origin: origin)
+        if result.status == .failed { facts.failedTests.append(result) }
+        emit(.testFinished(result, origin: origin))
+    }
+
+    func startTest(_ identifier: String) {
+        facts.lastStartedTest = identifier
+        emit(.testStarted(identifier: identifier))
+    }
+
+    // MARK: - Bytes
+
+    enum Needle {
+        static let error = Array(": error: ".utf8)
+        static let testSkipped = Array(" : Test skipped".utf8)
+        static let noSpace = Array("No space left on device".utf8)
+        static let notEnoughDiskSpace = Array("not enough disk space".utf8)
+        static let executionTimeAllowance = Array("exceeded execution time allowance".utf8)
+        static let errorResultBundle = Array("Writing error result bundle to ".utf8)
+        static let buildFailedNote = Array("Testing cancelled because the build failed.".utf8)
+    }
+
+    static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+
+    static func contains(_ bytes: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+        range(of: needle, in: bytes) != nil
+    }
+
+    /// Byte offsets of the first occurrence of `needle`: `memchr` to the candidate first bytes, then a compare, since
+    /// this runs on every line of a large log.
+    static func range(of needle: [UInt8], in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard let base = bytes.baseAddress, let head = needle.first, bytes.count >= needle.count else { return nil }
+        let lastStart = bytes.count - needle.count
+        var offset = 0
+        while offset <= lastStart {
+            guard let hit = memchr(base + offset, Int32(head), lastStart - offset + 1) else { return nil }
+            let start = UnsafeRawPointer(hit) - UnsafeRawPointer(base)
+            if memcmp(base + start, needle, needle.count) == 0 { return start..<(start + needle.count) }
+            offset = start + 1
+        }
+        return nil
+    }
+}

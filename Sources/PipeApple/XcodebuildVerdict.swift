@@ -1,0 +1,13 @@
+import PipeCore
+
+/// A layer outcome with the lines that decided it, quoted so a person can check the verdict.
+public struct XcodebuildVerdict: Equatable, Sendable {
+    public var outcome: LayerOutcome
+    /// The deciding facts first: the exit, the banner, the named failures or error lines.
+    public var evidence: [String]
+
+    public init(outcome: LayerOutcome, evidence: [String]) {
+        self.outcome = outcome
+        self.evidence = evidence
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import PipeCore
+import PipeSpec
+
+/// `pipe run <pipeline>`: runs a pipeline on a Mac host and exits with the merge gate's verdict.
+enum RunCommand {
+    static let spec = CommandSpec(
+        name: "run",
+        summary: "Run a pipeline on a cloud Mac and exit with its merge-gate verdict.",
+        discussion: """
+            Checks the repository out at the ref (the committed state, never the work tree), connects to a host \
+            (its key checked against known_hosts before logging in), chooses a simulator, runs every layer and \
+            brings back each layer's exit code, log and result bundle into artifacts/<run id>/<layer>/. The run \
+            record is artifacts/<run id>/summary.json. Ctrl-C stops the remote processes, keeps what was \
+            brought back and exits 130.
+
+            Examples:
+              pipe run app-intents
+              pipe run pipelines/app-intents.yml --ref main --param scheme=Reader
+              SIM_UDID=90052AC6-D47D-4B2A-840D-6B5B081260C6 pipe run app-intents
+            """,
+        arguments: [.required("pipeline", help: "A pipeline file, or a name in pipelines/ (app-intents).")],
+        options: [
+            .value("ref", short: "r", help: "The git ref (branch, tag or commit) to verify, instead of the pipeline's."),
+            .keyValue("param", help: "Set a pipeline parameter (repeatable), overriding its default."),
+            .value("udid", help: "Use this simulator (overrides SIM_UDID and the pipeline); the host must have it."),
+            .value("host", help: "Run on this host of the hosts file."),
+            .value("hosts-file", valueName: "path", help: "The hosts file (default: .pipe/hosts.yml)."),
+            .value("reason", valueName: "text", help: "Why this run was started, for the run record."),
+            .flag("verbose", short: "v", help: "Also show the raw output of every layer as it arrives."),
+        ])
+
+    static func execute(_ context: CommandContext) throws -> Int32 {
+        let arguments = context.arguments
+        let project = try context.projectFolder()
+        let file = try project.pipelineFile(
+            for: arguments.argument("pipeline") ?? "", currentDirectory: context.currentDirectory)
+
+        // Everything a person typed is checked before anything runs: the pipeline, the hosts file, the overrides.
+        var pipeline: Pipeline
+        do {
+            pipeline = try PipelineLoader(registry: BuiltInPlugins.schemas).load(
+                path: file, parameters: try parameters(arguments), environment: context.environment)
+        } catch {
+            context.console.err(error.description + "\n")
+            return PipeExitCode.usage.rawValue
+        }
+        if let ref = arguments.string("ref") { pipeline.repository.ref = ref }
+        let (udid, udidSource) = try simulatorOverride(arguments, environment: context.environment)
+        let hostsFile = arguments.string("hosts-file").map {
+            URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
+        } ?? project.defaultHostsFile
+        guard FileManager.default.fileExists(atPath: hostsFile.path) else {
+            throw RequestError(
+                "no hosts file at \(hostsFile.path): list your Mac hosts there (see docs/pipeline-format.md), or run "
+                    + "`make mac-up` to start the emulated Mac host on this machine and write one")
+        }
+        let hosts: [HostConfig]
+        do {
+            hosts = try HostsFileLoader.load(path: hostsFile, environment: context.environment)
+        } catch {
+            context.console.err(error.description + "\n")
+            return PipeExitCode.usage.rawValue
+        }
+
+        let cancellation = CancellationToken()
+        let signals = SignalCancellation(token: cancellation) { _ in
+            context.console.err("\ncancelling: stopping the remote processes and keeping what was brought back…\n")
+        }
+        defer { withExtendedLifetime(signals) {} }
+        let renderer = LiveRenderer(
+            style: LiveRenderer.defaultStyle(environment: context.environment), verbose: arguments.flag("verbose"),
+            write: context.console.out)
+        let engine = RunEngine(
+            checkout: GitSourceCheckout(cancellation: cancellation),
+            connector: SSHHostConnector(environment: context.environment), inspector: AppleHostInspector(),
+            plugins: BuiltInPlugins.registry, hosts: hosts, events: renderer, cancellation: cancellation)
+        let request = RunRequest(
+            pipeline: pipeline, projectDirectory: project.url, requestedBy: requester(context.environment),
+            reason: arguments.string("reason"), trigger: "cli", udidOverride: udid, udidOverrideSource: udidSource,
+            hostOverride: arguments.string("host"))
+        return try engine.run(request).exitCode.rawValue
+    }
+
+    /// `--param k=v` values; a key given twice is refused rather than silently taking one.
+    static func parameters(_ arguments: ParsedArguments) throws -> [String: String] {
+        var values: [String: String] = [:]
+        for pair in arguments.keyValues("param") {
+            guard values[pair.key] == nil else {
+                throw UsageError(.custom("--param \(pair.key) is given twice; give each parameter once"), command: arguments.command)
+            }
+            values[pair.key] = pair.value
+        }
+        return values
+    }
+
+    /// `--udid`, else `SIM_UDID`. A `SIM_UDID` that is set but empty is a mistake worth stopping for (the seeds'
+    /// script checks `test -n "$SIM_UDID"` for the same reason).
+    static func simulatorOverride(_ arguments: ParsedArguments, environment: [String: String]) throws -> (
+        String?, String?
+    ) {
+        if let udid = arguments.string("udid") {
+            guard !udid.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw UsageError(.custom("--udid is empty; give a simulator UDID"), command: arguments.command)
+            }
+            return (udid, "--udid")
+        }
+        if let udid = environment["SIM_UDID"] {
+            guard !udid.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw RequestError(
+                    "SIM_UDID is set but empty; set it to a simulator UDID the host has, or unset it to let Pipe choose")
+            }
+            return (udid, "SIM_UDID")
+        }
+        return (nil, nil)
+    }
+
+    /// Who asked: the login name, for the run record.
+    static func requester(_ environment: [String: String]) -> String {
+        if let user = environment["USER"] ?? environment["LOGNAME"], !user.isEmpty { return user }
+        if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { return String(cString: name) }
+        return "uid \(getuid())"
+    }
+}
