@@ -48,7 +48,9 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         context.events.emit(.layerStarted(layer: layerName, attempt: context.attempt, command: command.xcodebuild.shellLine))
 
         let logURL = context.localArtifacts.appendingPathComponent(ArtifactName.log)
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
+            throw ConfigurationError("could not create \(logURL.path) on the coordinator: check the disk and permissions")
+        }
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
         let parser = XcodebuildLogParser()

@@ -90,5 +90,6 @@ public final class EmulatedMacHost {
 
 public struct EmulatedMacHostError: Error, CustomStringConvertible {
     public var message: String
+    public init(message: String) { self.message = message }
     public var description: String { message }
 }

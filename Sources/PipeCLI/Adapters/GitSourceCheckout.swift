@@ -7,7 +7,7 @@ struct GitSourceCheckout: SourceCheckout {
     var cancellation: CancellationToken
 
     func checkout(_ repository: RepositorySpec, projectDirectory: URL, into folder: URL) throws
-        -> PipeCore.CheckoutResult
+        -> CheckedOutSource
     {
         // No location means the project's own repository; a relative path is relative to the project folder.
         let location = repository.location.map { location -> String in
@@ -19,7 +19,7 @@ struct GitSourceCheckout: SourceCheckout {
                 repository: location ?? projectDirectory.path, ref: repository.ref, into: folder,
                 mirrorsFolder: projectDirectory.appendingPathComponent(".pipe/git-mirrors", isDirectory: true),
                 cancellation: cancellation)
-            return PipeCore.CheckoutResult(
+            return CheckedOutSource(
                 commit: result.commitSHA, resolvedRef: result.resolvedRef, workTree: result.workTree)
         } catch let error as GitError {
             switch error {

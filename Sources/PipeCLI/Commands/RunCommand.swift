@@ -37,10 +37,11 @@ enum RunCommand {
             for: arguments.argument("pipeline") ?? "", currentDirectory: context.currentDirectory)
 
         // Everything a person typed is checked before anything runs: the pipeline, the hosts file, the overrides.
+        let parameters = try parameters(arguments)
         var pipeline: Pipeline
         do {
             pipeline = try PipelineLoader(registry: BuiltInPlugins.schemas).load(
-                path: file, parameters: try parameters(arguments), environment: context.environment)
+                path: file, parameters: parameters, environment: context.environment)
         } catch {
             context.console.err(error.description + "\n")
             return PipeExitCode.usage.rawValue

@@ -2,11 +2,11 @@ import Foundation
 
 /// Checks a repository out at a ref into a fresh folder (libgit2 in `PipeGit`).
 public protocol SourceCheckout {
-    func checkout(_ repository: RepositorySpec, projectDirectory: URL, into folder: URL) throws -> CheckoutResult
+    func checkout(_ repository: RepositorySpec, projectDirectory: URL, into folder: URL) throws -> CheckedOutSource
 }
 
 /// A finished checkout.
-public struct CheckoutResult: Sendable, Equatable {
+public struct CheckedOutSource: Sendable, Equatable {
     /// The full commit SHA the run verifies.
     public var commit: String
     /// The ref as resolved (e.g. `refs/heads/main`).

@@ -1,0 +1,232 @@
+import Foundation
+import PipeTestSupport
+import XCTest
+
+/// `pipe run` end to end against an emulated Mac host in canned mode: real SSH, real sshd, results replayed from
+/// the workspace's `pipe-canned-results.json` (nothing compiles), so orchestration is what is tested.
+final class CannedRunTests: XCTestCase {
+    static var host: EmulatedMacHost!
+    static var hostState: TemporaryDirectory!
+    var defaultConfig: [String: Any] = [:]
+
+    override class func setUp() {
+        super.setUp()
+        do {
+            hostState = try TemporaryDirectory(prefix: "pipe-e2e-host")
+            host = try EmulatedMacHost(name: "mac-1", stateDirectory: hostState.url)
+        } catch {
+            XCTFail("could not start the emulated Mac host: \(error)")
+        }
+    }
+
+    override class func tearDown() {
+        host?.stop()
+        hostState?.remove()
+        super.tearDown()
+    }
+
+    override func setUpWithError() throws {
+        let host = try XCTUnwrap(Self.host, "the emulated Mac host did not start")
+        defaultConfig = try host.readConfig()
+        var config = defaultConfig
+        config["mode"] = "canned"
+        try host.writeConfig(config)
+    }
+
+    override func tearDownWithError() throws {
+        try Self.host?.writeConfig(defaultConfig)
+    }
+
+    func testGreenRunBringsBackExitCodeLogBundleAndSummaryForEveryLayer() throws {
+        let project = try PipeProject(host: Self.host)
+        let result = try project.pipe(["run", "pipelines/app-intents.yml"])
+        XCTAssertEqual(result.exitCode, 0, result.combined)
+        XCTAssertTrue(result.stdout.contains("host key SHA256:"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("ReadingIDTests/testTrimsSurroundingWhitespace"), result.stdout)
+        let record = try project.lastRecord()
+        XCTAssertEqual(record["status"] as? String, "finished")
+        XCTAssertEqual(record["exitCode"] as? Int, 0)
+        XCTAssertEqual((record["commit"] as? String)?.count, 40)
+        let runFolder = try XCTUnwrap(project.runFolders().last)
+        for name in ["logic", "intent"] {
+            let layerRecord = try XCTUnwrap(layer(name, in: record))
+            XCTAssertEqual(layerRecord["outcome"] as? String, "passed")
+            let folder = runFolder.appendingPathComponent(name)
+            XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("exit-code"), encoding: .utf8), "0\n")
+            let log = try String(contentsOf: folder.appendingPathComponent("xcodebuild.log"), encoding: .utf8)
+            XCTAssertTrue(log.contains("** TEST SUCCEEDED **"), log)
+            let bundles = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter {
+                $0.hasSuffix(".xcresult")
+            }
+            XCTAssertEqual(bundles.count, 1, "one bundle in \(folder.path)")
+            XCTAssertTrue(bundles[0].hasPrefix("app-intents-\(name)-"), bundles[0])
+            XCTAssertTrue(
+                FileManager.default.fileExists(atPath: folder.appendingPathComponent("\(bundles[0])/Info.plist").path))
+            XCTAssertTrue(
+                FileManager.default.fileExists(atPath: folder.appendingPathComponent("xcresult-summary.json").path))
+        }
+        // The remote run folder is cleaned up.
+        let remoteFolder = try XCTUnwrap(record["remoteRunFolder"] as? String)
+        XCTAssertNotEqual(
+            try Self.host.inspect("test -d \(remoteFolder)").exitCode, 0, "\(remoteFolder) left on the host")
+    }
+
+    func testUnknownHostKeyIsRefusedBeforeAnythingRuns() throws {
+        let emptyKnownHosts = try TemporaryDirectory(prefix: "pipe-known-hosts")
+        defer { emptyKnownHosts.remove() }
+        let knownHosts = emptyKnownHosts.appending("known_hosts")
+        try "".write(to: knownHosts, atomically: true, encoding: .utf8)
+        let project = try PipeProject(host: Self.host, knownHosts: knownHosts)
+        let logBefore = Self.host.sshdLog()
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(result.exitCode, 3, result.combined)
+        XCTAssertTrue(result.stdout.contains("SHA256:"), "the refusal shows the fingerprint:\n\(result.combined)")
+        let record = try project.lastRecord()
+        XCTAssertEqual(layer("logic", in: record)?["outcome"] as? String, "infrastructure")
+        let newLog = String(Self.host.sshdLog().dropFirst(logBefore.count))
+        XCTAssertFalse(newLog.contains("Accepted publickey"), "Pipe logged in despite an unknown host key:\n\(newLog)")
+    }
+
+    func testSimUDIDTheHostLacksIsAConfigurationErrorListingWhatItHas() throws {
+        let project = try PipeProject(host: Self.host)
+        let result = try project.pipe(
+            ["run", "app-intents"], environment: ["SIM_UDID": "00000000-0000-4000-8000-000000000000"])
+        XCTAssertEqual(result.exitCode, 3, result.combined)
+        XCTAssertTrue(result.stdout.contains("SIM_UDID"), result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("90052AC6-D47D-4B2A-840D-6B5B081260C6"),
+            "available simulators listed:\n\(result.stdout)")
+        let record = try project.lastRecord()
+        XCTAssertEqual(layer("logic", in: record)?["outcome"] as? String, "host-config")
+        XCTAssertEqual((layer("logic", in: record)?["attempts"] as? [Any])?.count, 0, "no test ran")
+    }
+
+    func testSchemeTheHostDoesNotShareIsHostConfigNotATestFailure() throws {
+        var config = try Self.host.readConfig()
+        config["sharedSchemes"] = ["Haptics"]
+        try Self.host.writeConfig(config)
+        let project = try PipeProject(host: Self.host)
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(result.exitCode, 3, result.combined)
+        let record = try project.lastRecord()
+        let logic = try XCTUnwrap(layer("logic", in: record))
+        XCTAssertEqual(logic["outcome"] as? String, "host-config")
+        let evidence = (logic["evidence"] as? [String] ?? []).joined(separator: "\n")
+        XCTAssertTrue(evidence.contains("does not contain a scheme named \"Reader\""), evidence)
+        let runFolder = try XCTUnwrap(project.runFolders().last)
+        XCTAssertEqual(
+            try String(contentsOf: runFolder.appendingPathComponent("logic/exit-code"), encoding: .utf8), "65\n")
+    }
+
+    func testTwoRunsBackToBackNeverShareAPath() throws {
+        let project = try PipeProject(host: Self.host)
+        XCTAssertEqual(try project.pipe(["run", "app-intents"]).exitCode, 0)
+        XCTAssertEqual(try project.pipe(["run", "app-intents"]).exitCode, 0)
+        let folders = project.runFolders()
+        XCTAssertEqual(folders.count, 2)
+        var bundlePaths = Set<String>()
+        var remoteFolders = Set<String>()
+        for folder in folders {
+            let record =
+                try JSONSerialization.jsonObject(
+                    with: Data(contentsOf: folder.appendingPathComponent("summary.json"))) as? [String: Any]
+            remoteFolders.insert(try XCTUnwrap(record?["remoteRunFolder"] as? String))
+            for name in ["logic", "intent"] {
+                let attempts = try XCTUnwrap(layer(name, in: record ?? [:])?["attempts"] as? [[String: Any]])
+                let facts = try XCTUnwrap(attempts.first?["facts"] as? [String: String])
+                XCTAssertTrue(bundlePaths.insert(try XCTUnwrap(facts["resultBundleRemotePath"])).inserted)
+            }
+        }
+        XCTAssertEqual(bundlePaths.count, 4)
+        XCTAssertEqual(remoteFolders.count, 2)
+    }
+
+    func testLayerTimeoutKillsTheRemoteProcessGroup() throws {
+        let pipeline = """
+            repository:
+              workspace: examples/reader-app
+            simulator:
+              device: iPhone 15
+            layers:
+              logic:
+                plugin: xcodebuild-test
+                scheme: Reader
+                timeout: 3s
+            """
+        let project = try PipeProject(host: Self.host, pipeline: pipeline)
+        try makeTestHang(in: project)
+        let started = Date()
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(result.exitCode, 1, result.combined)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60)
+        let record = try project.lastRecord()
+        let logic = try XCTUnwrap(layer("logic", in: record))
+        XCTAssertEqual(logic["outcome"] as? String, "timed-out")
+        let attempt = try XCTUnwrap((logic["attempts"] as? [[String: Any]])?.first)
+        let group = try XCTUnwrap((attempt["facts"] as? [String: String])?["remoteProcessGroup"])
+        try assertNoProcess(inGroup: group)
+    }
+
+    func testCtrlCCancelsKillsRemoteWorkKeepsArtifactsAndExits130() throws {
+        let project = try PipeProject(host: Self.host)
+        try makeTestHang(in: project)
+        let result = try project.pipe(["run", "app-intents"]) { process in
+            // Wait until the first layer's remote command runs, then press Ctrl-C.
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline {
+                if let folder = project.runFolders().last,
+                    let log = try? String(
+                        contentsOf: folder.appendingPathComponent("logic/xcodebuild.log"), encoding: .utf8),
+                    log.contains("Test Suite")
+                {
+                    break
+                }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            kill(process.processIdentifier, SIGINT)
+        }
+        XCTAssertEqual(result.exitCode, 130, result.combined)
+        let record = try project.lastRecord()
+        XCTAssertEqual(record["status"] as? String, "cancelled")
+        let logic = try XCTUnwrap(layer("logic", in: record))
+        XCTAssertEqual(logic["outcome"] as? String, "cancelled")
+        let runFolder = try XCTUnwrap(project.runFolders().last)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: runFolder.appendingPathComponent("logic/xcodebuild.log").path))
+        XCTAssertEqual(
+            try String(contentsOf: runFolder.appendingPathComponent("logic/exit-code"), encoding: .utf8), "cancelled\n")
+        let group = try XCTUnwrap(
+            ((logic["attempts"] as? [[String: Any]])?.first?["facts"] as? [String: String])?["remoteProcessGroup"])
+        try assertNoProcess(inGroup: group)
+        let remoteFolder = try XCTUnwrap(record["remoteRunFolder"] as? String)
+        XCTAssertNotEqual(
+            try Self.host.inspect("test -d \(remoteFolder)").exitCode, 0, "\(remoteFolder) left on the host")
+    }
+
+    // MARK: - Helpers
+
+    /// Makes the first ReadingIDTests test take ten minutes in the canned results, and commits it.
+    private func makeTestHang(in project: PipeProject) throws {
+        let path = "examples/reader-app/pipe-canned-results.json"
+        let data = try Data(contentsOf: project.url.appendingPathComponent(path))
+        var json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var schemes = try XCTUnwrap(json["schemes"] as? [String: Any])
+        var reader = try XCTUnwrap(schemes["Reader"] as? [String: Any])
+        var tests = try XCTUnwrap(reader["tests"] as? [[String: Any]])
+        tests[0]["duration"] = 600
+        reader["tests"] = tests
+        schemes["Reader"] = reader
+        json["schemes"] = schemes
+        let text = String(
+            decoding: try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted]), as: UTF8.self)
+        try project.commit(path, text, message: "a test that hangs")
+    }
+
+    private func assertNoProcess(inGroup group: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let listing = try Self.host.inspect("ps -eo pgid=,pid=,args=")
+        let members = listing.stdout.split(separator: "\n").filter {
+            $0.split(separator: " ", omittingEmptySubsequences: true).first.map(String.init) == group
+        }
+        XCTAssertEqual(members, [], "processes of group \(group) still run on the host", file: file, line: line)
+    }
+}
