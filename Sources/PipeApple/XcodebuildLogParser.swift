@@ -69,9 +69,8 @@ public final class XcodebuildLogParser {
 
     private func read(line bytes: UnsafeBufferPointer<UInt8>) {
         facts.lineCount += 1
-        if readsBlockItem(bytes) { return }
-        guard !bytes.isEmpty else { return }
         scanAnywhere(bytes)
+        if readsBlockItem(bytes) { return }
         readStartOfLine(bytes)
     }
 
@@ -137,8 +136,9 @@ public final class XcodebuildLogParser {
         }
     }
 
-    /// Texts that matter wherever they appear in a line.
+    /// Texts that matter wherever they appear, in any line (block items included).
     private func scanAnywhere(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if Self.contains(bytes, Needle.buildFailedNote) { facts.testingCancelledBecauseBuildFailed = true }
         if Self.contains(bytes, Needle.noSpace) || Self.contains(bytes, Needle.notEnoughDiskSpace) {
             facts.diskFullLines.append(Self.text(bytes))
         }
@@ -198,7 +198,6 @@ public final class XcodebuildLogParser {
         }
         if Self.contains(bytes, Needle.error) { readErrorLine(Self.text(bytes)) }
         if Self.contains(bytes, Needle.testSkipped) { readSkipLine(Self.text(bytes)) }
-        if Self.contains(bytes, Needle.buildFailedNote) { facts.testingCancelledBecauseBuildFailed = true }
     }
 
     // MARK: - Issues waiting for their test
