@@ -15,7 +15,7 @@ import Foundation
 public enum TestIdentifier {
     public static func normalize(_ printed: String) -> String {
         let text = printed.trimmingCharacters(in: .whitespaces)
-        if (text.hasPrefix("-[") || text.hasPrefix("+[")), text.hasSuffix("]") {
+        if text.hasPrefix("-[") || text.hasPrefix("+["), text.hasSuffix("]") {
             let inner = text.dropFirst(2).dropLast()
             guard let space = inner.firstIndex(of: " ") else { return String(inner) }
             let classPart = inner[..<space]

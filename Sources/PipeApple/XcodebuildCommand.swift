@@ -125,7 +125,9 @@ public struct XcodebuildCommand: Equatable, Sendable {
     private static func isBuildSettingName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic)
         else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic) || ($0.value >= 48 && $0.value <= 57) }
+        return name.unicodeScalars.allSatisfy {
+            $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic) || ($0.value >= 48 && $0.value <= 57)
+        }
     }
 }
 

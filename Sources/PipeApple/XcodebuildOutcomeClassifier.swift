@@ -156,13 +156,16 @@ public enum XcodebuildOutcomeClassifier {
             }
         }
         if code == 127 || code == 126 {
-            return evidence.verdict(.hostConfig, "the shell could not run xcodebuild (exit \(code)): is Xcode installed?")
+            return evidence.verdict(
+                .hostConfig, "the shell could not run xcodebuild (exit \(code)): is Xcode installed?")
         }
         return nil
     }
 
     /// Step 5: `xcodebuild: error: Could not resolve package dependencies:` and its indented cause.
-    private static func packageResolutionVerdict(log: XcodebuildLogFacts, evidence: inout Evidence) -> XcodebuildVerdict? {
+    private static func packageResolutionVerdict(log: XcodebuildLogFacts, evidence: inout Evidence)
+        -> XcodebuildVerdict?
+    {
         guard let line = log.toolErrors.items.first(where: { $0.contains("Could not resolve package dependencies") })
         else { return nil }
         evidence.add(line)
@@ -225,7 +228,8 @@ private struct Evidence {
     mutating func addCounts() {
         var text = "\(log.passedCount) passed, \(log.failedCount) failed, \(log.skippedCount) skipped in the log"
         if let summary {
-            text += "; bundle: \(summary.passedTests) passed, \(summary.failedTests) failed of \(summary.totalTestCount)"
+            text +=
+                "; bundle: \(summary.passedTests) passed, \(summary.failedTests) failed of \(summary.totalTestCount)"
         }
         add(text)
     }

@@ -13,7 +13,8 @@ final class ResultBundlePathTests: XCTestCase {
         XCTAssertEqual(path.fileName, "app-intents-unit-tests-20261129-141312-20261129-141312-7f3a-1.xcresult")
         XCTAssertEqual(
             path.path,
-            "pipe-work/runs/20261129-141312-7f3a/artifacts/app-intents-unit-tests-20261129-141312-20261129-141312-7f3a-1.xcresult")
+            "pipe-work/runs/20261129-141312-7f3a/artifacts/app-intents-unit-tests-20261129-141312-20261129-141312-7f3a-1.xcresult"
+        )
     }
 
     func testEveryRunLayerAndAttemptGetsItsOwnPath() throws {
@@ -33,13 +34,17 @@ final class ResultBundlePathTests: XCTestCase {
         }
         XCTAssertEqual(paths.count, 25 * 4 * 3)
         let a = try ResultBundlePath(
-            remoteRunFolder: "/w", pipeline: "p", layer: "l", startTime: start, runID: "20261129-141312-aaaa", attempt: 1)
+            remoteRunFolder: "/w", pipeline: "p", layer: "l", startTime: start, runID: "20261129-141312-aaaa",
+            attempt: 1)
         let b = try ResultBundlePath(
-            remoteRunFolder: "/w", pipeline: "p", layer: "l", startTime: start, runID: "20261129-141312-aaab", attempt: 1)
+            remoteRunFolder: "/w", pipeline: "p", layer: "l", startTime: start, runID: "20261129-141312-aaab",
+            attempt: 1)
         let c = try ResultBundlePath(
-            remoteRunFolder: "/w", pipeline: "p", layer: "l", startTime: start, runID: "20261129-141312-aaaa", attempt: 2)
+            remoteRunFolder: "/w", pipeline: "p", layer: "l", startTime: start, runID: "20261129-141312-aaaa",
+            attempt: 2)
         let d = try ResultBundlePath(
-            remoteRunFolder: "/w", pipeline: "p", layer: "m", startTime: start, runID: "20261129-141312-aaaa", attempt: 1)
+            remoteRunFolder: "/w", pipeline: "p", layer: "m", startTime: start, runID: "20261129-141312-aaaa",
+            attempt: 1)
         XCTAssertEqual(Set([a.path, b.path, c.path, d.path]).count, 4)
     }
 
@@ -57,7 +62,10 @@ final class ResultBundlePathTests: XCTestCase {
         for hostile in ["../../etc", "x'; rm -rf ~", "$(reboot)", "a/b", ".hidden", "-rf", "日本語", "\n"] {
             let fileName = try name(hostile)
             XCTAssertTrue(
-                fileName.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) },
+                fileName.unicodeScalars.allSatisfy {
+                    $0.isASCII
+                        && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
+                },
                 fileName)
             XCTAssertFalse(fileName.contains(".."), fileName)
             XCTAssertFalse(fileName.hasPrefix("-") || fileName.hasPrefix("."), fileName)
@@ -67,10 +75,13 @@ final class ResultBundlePathTests: XCTestCase {
     }
 
     func testInvalidInputsAreTypedErrors() {
-        func error(folder: String = "/w", layer: String = "l", runID: String = "r", attempt: Int = 1) -> ResultBundlePathError? {
+        func error(folder: String = "/w", layer: String = "l", runID: String = "r", attempt: Int = 1)
+            -> ResultBundlePathError?
+        {
             do {
                 _ = try ResultBundlePath(
-                    remoteRunFolder: folder, pipeline: "p", layer: layer, startTime: start, runID: runID, attempt: attempt)
+                    remoteRunFolder: folder, pipeline: "p", layer: layer, startTime: start, runID: runID,
+                    attempt: attempt)
                 return nil
             } catch {
                 return error as? ResultBundlePathError

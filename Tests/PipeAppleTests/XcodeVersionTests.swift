@@ -13,7 +13,8 @@ final class XcodeVersionTests: XCTestCase {
     }
 
     func testWarningLinesBeforeTheVersionAreSkipped() throws {
-        let output = "2024-11-10 01:41:29.123 xcodebuild[21632:1200575]  DVTPlugInManager: warning\n"
+        let output =
+            "2024-11-10 01:41:29.123 xcodebuild[21632:1200575]  DVTPlugInManager: warning\n"
             + (try Fixture.text("xcode/version-15.4.txt"))
         XCTAssertEqual(try XcodeVersion.parse(output).version, NumericVersion("15.4"))
     }

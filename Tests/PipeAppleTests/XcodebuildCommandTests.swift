@@ -35,7 +35,9 @@ final class XcodebuildCommandTests: XCTestCase {
         let workspace = try XcodebuildCommand(
             action: .buildForTesting, container: .workspace("App.xcworkspace"), scheme: "App", destination: destination,
             resultBundlePath: "r.xcresult")
-        XCTAssertEqual(Array(workspace.arguments.prefix(5)), ["xcodebuild", "build-for-testing", "-workspace", "App.xcworkspace", "-scheme"])
+        XCTAssertEqual(
+            Array(workspace.arguments.prefix(5)),
+            ["xcodebuild", "build-for-testing", "-workspace", "App.xcworkspace", "-scheme"])
         let package = try XcodebuildCommand(
             action: .testWithoutBuilding, container: .package, scheme: "Reader",
             destination: .init(simulatorPlatform: "xrOS", udid: "DEC49069-537B-4766-8D30-3B50E27A9A2C"),
@@ -44,7 +46,8 @@ final class XcodebuildCommandTests: XCTestCase {
             package.arguments,
             [
                 "xcodebuild", "test-without-building", "-scheme", "Reader", "-destination",
-                "platform=visionOS Simulator,id=DEC49069-537B-4766-8D30-3B50E27A9A2C", "-resultBundlePath", "r.xcresult",
+                "platform=visionOS Simulator,id=DEC49069-537B-4766-8D30-3B50E27A9A2C", "-resultBundlePath",
+                "r.xcresult",
             ])
     }
 
@@ -80,18 +83,26 @@ final class XcodebuildCommandTests: XCTestCase {
             }
         }
         XCTAssertEqual(
-            error { try XcodebuildCommand(container: .package, scheme: "", destination: destination, resultBundlePath: "r") },
+            error {
+                try XcodebuildCommand(container: .package, scheme: "", destination: destination, resultBundlePath: "r")
+            },
             .emptyValue("-scheme"))
         XCTAssertEqual(
-            error { try XcodebuildCommand(container: .project(""), scheme: "S", destination: destination, resultBundlePath: "r") },
+            error {
+                try XcodebuildCommand(
+                    container: .project(""), scheme: "S", destination: destination, resultBundlePath: "r")
+            },
             .emptyValue("-project"))
         XCTAssertEqual(
-            error { try XcodebuildCommand(container: .package, scheme: "S", destination: destination, resultBundlePath: "") },
+            error {
+                try XcodebuildCommand(container: .package, scheme: "S", destination: destination, resultBundlePath: "")
+            },
             .emptyValue("-resultBundlePath"))
         XCTAssertEqual(
             error {
                 try XcodebuildCommand(
-                    container: .package, scheme: "S", destination: destination, resultBundlePath: "r", onlyTesting: ["A", ""])
+                    container: .package, scheme: "S", destination: destination, resultBundlePath: "r",
+                    onlyTesting: ["A", ""])
             },
             .emptyValue("-only-testing (entry 2)"))
         // A comma would add a key to the destination specifier.
@@ -124,7 +135,9 @@ final class XcodebuildCommandTests: XCTestCase {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
-        var arguments = data.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        var arguments = data.split(separator: 0, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         if arguments.last == "" { arguments.removeLast() }
         return arguments
     }

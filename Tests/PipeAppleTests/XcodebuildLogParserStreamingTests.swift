@@ -67,7 +67,11 @@ final class XcodebuildLogParserStreamingTests: XCTestCase {
         let events = parser.feed(line.dropFirst(2))
         XCTAssertEqual(
             events,
-            [.testFinished(TestCaseResult(identifier: "caf\u{E9}()", status: .passed, durationSeconds: 0.001), origin: .swiftTesting)])
+            [
+                .testFinished(
+                    TestCaseResult(identifier: "caf\u{E9}()", status: .passed, durationSeconds: 0.001),
+                    origin: .swiftTesting)
+            ])
     }
 
     func testLastLineWithoutNewlineIsReadAtFinish() {
@@ -81,7 +85,8 @@ final class XcodebuildLogParserStreamingTests: XCTestCase {
     }
 
     func testLinesAfterTheBannerStillCount() {
-        let log = "** TEST FAILED **\n\nTesting started\n"
+        let log =
+            "** TEST FAILED **\n\nTesting started\n"
             + "Test case 'ReadingIDTests.testEmpty()' failed on 'Clone 1 of iPhone 15 - Reader (123)' (0.010 seconds)\n"
             + "Failing tests:\n\tReadingIDTests.testEmpty()\n"
         let (_, facts) = XcodebuildLogParser.parse(Data(log.utf8))
@@ -113,9 +118,12 @@ final class XcodebuildLogParserStreamingTests: XCTestCase {
     func testThroughputOnALargeLog() throws {
         var noise = ""
         for index in 0..<400 {
-            noise += "CompileSwift normal arm64 /Users/ci/work/Sources/Module/File\(index).swift (in target 'App' from project 'App')\n"
-            noise += "    cd /Users/ci/work\n    builtin-swiftTaskExecution -- /Applications/Xcode.app/Contents/Developer/Toolchains/XcodeDefault.xctoolchain/usr/bin/swift-frontend -frontend -c -primary-file /Users/ci/work/Sources/Module/File\(index).swift -emit-module-path /tmp/x\n"
-            noise += "Test Case '-[AppTests.Suite test\(index)]' started.\nTest Case '-[AppTests.Suite test\(index)]' passed (0.001 seconds).\n"
+            noise +=
+                "CompileSwift normal arm64 /Users/ci/work/Sources/Module/File\(index).swift (in target 'App' from project 'App')\n"
+            noise +=
+                "    cd /Users/ci/work\n    builtin-swiftTaskExecution -- /Applications/Xcode.app/Contents/Developer/Toolchains/XcodeDefault.xctoolchain/usr/bin/swift-frontend -frontend -c -primary-file /Users/ci/work/Sources/Module/File\(index).swift -emit-module-path /tmp/x\n"
+            noise +=
+                "Test Case '-[AppTests.Suite test\(index)]' started.\nTest Case '-[AppTests.Suite test\(index)]' passed (0.001 seconds).\n"
         }
         let chunk = Data(noise.utf8)
         let parser = XcodebuildLogParser()
@@ -126,8 +134,9 @@ final class XcodebuildLogParserStreamingTests: XCTestCase {
             bytes += chunk.count
         }
         let seconds = Date().timeIntervalSince(start)
-        print("XcodebuildLogParser: \(bytes >> 20) MiB, \(parser.facts.lineCount) lines in "
-            + String(format: "%.2f s = %.0f MiB/s", seconds, Double(bytes >> 20) / seconds))
+        print(
+            "XcodebuildLogParser: \(bytes >> 20) MiB, \(parser.facts.lineCount) lines in "
+                + String(format: "%.2f s = %.0f MiB/s", seconds, Double(bytes >> 20) / seconds))
         XCTAssertEqual(parser.facts.passedCount, bytes / chunk.count * 400)
         XCTAssertLessThan(seconds, 60, "parsing must keep up with any real xcodebuild output")
     }

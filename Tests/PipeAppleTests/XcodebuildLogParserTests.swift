@@ -14,10 +14,13 @@ final class XcodebuildLogParserTests: XCTestCase {
 
     func testSerialXCTestFailureIsAttachedToItsTest() throws {
         let (events, facts) = try parse("test-failed-xcode15.log")
-        let failing = "EventCodeConfirmViewModelTests/testEvent_ShouldValidateEventAndSetCorrectStatus_WhenFourDigitsAreProvided()"
+        let failing =
+            "EventCodeConfirmViewModelTests/testEvent_ShouldValidateEventAndSetCorrectStatus_WhenFourDigitsAreProvided()"
         XCTAssertTrue(
             events.contains(
-                .testIssue(identifier: failing, location: "EventCodeConfirmViewModelTests.swift:71", message: "XCTAssertTrue failed")))
+                .testIssue(
+                    identifier: failing, location: "EventCodeConfirmViewModelTests.swift:71",
+                    message: "XCTAssertTrue failed")))
         XCTAssertEqual(
             facts.failedTests.items,
             [
@@ -29,7 +32,8 @@ final class XcodebuildLogParserTests: XCTestCase {
             events.contains(
                 .testFinished(
                     TestCaseResult(
-                        identifier: "DeeplinkTapManagerTests/testHandleDeeplinkTap_ShouldReturnFalse_WhenDeeplinkIsInvalid()",
+                        identifier:
+                            "DeeplinkTapManagerTests/testHandleDeeplinkTap_ShouldReturnFalse_WhenDeeplinkIsInvalid()",
                         status: .passed, durationSeconds: 0),
                     origin: .xctest)))
         XCTAssertEqual(facts.passedCount, 1)
@@ -51,7 +55,8 @@ final class XcodebuildLogParserTests: XCTestCase {
                 "/Users/ci/build/native-verified-results.xcresult",
                 "/Users/john/Library/Developer/Xcode/DerivedData/CalendarAppDemo-gpxsuartkqsliqafuudvbkhotrhj/Logs/Test/Test-CalendarAppDemo-2023.10.31_15-58-18-+0100.xcresult",
             ])
-        XCTAssertEqual(facts.resultBundlePath?.hasSuffix("Test-CalendarAppDemo-2023.10.31_15-58-18-+0100.xcresult"), true)
+        XCTAssertEqual(
+            facts.resultBundlePath?.hasSuffix("Test-CalendarAppDemo-2023.10.31_15-58-18-+0100.xcresult"), true)
     }
 
     func testParallelLinesFromXcodebuild() throws {
@@ -78,7 +83,9 @@ final class XcodebuildLogParserTests: XCTestCase {
         XCTAssertTrue(events.contains(.testStarted(identifier: "example()")))
         XCTAssertTrue(
             events.contains(
-                .testFinished(TestCaseResult(identifier: "example()", status: .passed, durationSeconds: 0.001), origin: .swiftTesting)))
+                .testFinished(
+                    TestCaseResult(identifier: "example()", status: .passed, durationSeconds: 0.001),
+                    origin: .swiftTesting)))
         XCTAssertEqual(
             facts.failedTests.items,
             [
@@ -98,7 +105,9 @@ final class XcodebuildLogParserTests: XCTestCase {
                     message: "Caught error: …")))
         XCTAssertTrue(
             events.contains(
-                .testFinished(TestCaseResult(identifier: "My name", status: .passed, durationSeconds: 0.001), origin: .swiftTesting)))
+                .testFinished(
+                    TestCaseResult(identifier: "My name", status: .passed, durationSeconds: 0.001),
+                    origin: .swiftTesting)))
         // `Test run with …` and `Suite …` summaries are not tests.
         XCTAssertEqual([facts.passedCount, facts.failedCount, facts.skippedCount], [2, 1, 1])
     }
@@ -107,7 +116,9 @@ final class XcodebuildLogParserTests: XCTestCase {
         let (events, _) = try parse("swift-testing-sf-symbols.log")
         XCTAssertTrue(
             events.contains(
-                .testFinished(TestCaseResult(identifier: "example()", status: .passed, durationSeconds: 0.001), origin: .swiftTesting)))
+                .testFinished(
+                    TestCaseResult(identifier: "example()", status: .passed, durationSeconds: 0.001),
+                    origin: .swiftTesting)))
         XCTAssertTrue(
             events.contains(
                 .testIssue(
@@ -122,17 +133,20 @@ final class XcodebuildLogParserTests: XCTestCase {
         XCTAssertTrue(
             events.contains(
                 .testFinished(
-                    TestCaseResult(identifier: "TestingProjectTests/example2()", status: .failed, durationSeconds: 0.002),
+                    TestCaseResult(
+                        identifier: "TestingProjectTests/example2()", status: .failed, durationSeconds: 0.002),
                     origin: .xcodebuild)))
         XCTAssertTrue(events.contains(.failingTestListed("TestingProjectTests/example3()")))
         XCTAssertEqual([facts.passedCount, facts.failedCount], [2, 1])
         XCTAssertEqual(facts.banner?.action, "TEST EXECUTE")
 
         // The same run with the library's own lines in front: still 2 passed, 1 failed.
-        let library = "\u{25C7} Test example() started.\n\u{2714} Test example() passed after 0.001 seconds.\n"
+        let library =
+            "\u{25C7} Test example() started.\n\u{2714} Test example() passed after 0.001 seconds.\n"
             + "\u{2718} Test example2() failed after 0.001 seconds with 1 issue.\n"
             + "\u{2714} Test optional() passed after 0.001 seconds.\n"
-        let both = XcodebuildLogParser.parse(Data(library.utf8) + (try Fixture.data("xcodebuild/swift-testing-via-xcodebuild.log")))
+        let both = XcodebuildLogParser.parse(
+            Data(library.utf8) + (try Fixture.data("xcodebuild/swift-testing-via-xcodebuild.log")))
         XCTAssertEqual([both.facts.passedCount, both.facts.failedCount], [2, 1])
     }
 
@@ -143,15 +157,20 @@ final class XcodebuildLogParserTests: XCTestCase {
             facts.testingFailedLines.items,
             ["Type 'AsyncStatus<()>' has no member 'inProgresss'", "Testing cancelled because the build failed."])
         XCTAssertEqual(facts.buildCommandsFailed.totalCount, 2)
-        XCTAssertTrue(facts.buildCommandsFailed.items[0].hasPrefix("SwiftCompile normal arm64 Compiling\\ EventCodeConfirmViewModel.swift"), "\(facts.buildCommandsFailed.items)")
+        XCTAssertTrue(
+            facts.buildCommandsFailed.items[0].hasPrefix(
+                "SwiftCompile normal arm64 Compiling\\ EventCodeConfirmViewModel.swift"),
+            "\(facts.buildCommandsFailed.items)")
         XCTAssertTrue(events.contains(.banner(XcodebuildBanner.parse("** TEST FAILED **")!)))
-        XCTAssertEqual(facts.resultBundlePath?.hasSuffix("Test-CalendarAppDemo-2023.10.31_17-55-22-+0100.xcresult"), true)
+        XCTAssertEqual(
+            facts.resultBundlePath?.hasSuffix("Test-CalendarAppDemo-2023.10.31_17-55-22-+0100.xcresult"), true)
     }
 
     func testRunnerErrorUnderTestingFailed() throws {
         let (_, facts) = try parse("testing-failed-runner-crash.log")
         XCTAssertEqual(facts.testingFailedLines.items.count, 1)
-        XCTAssertTrue(facts.testingFailedLines.items[0].hasPrefix("Run test suite TestingProjectTests encountered an error"))
+        XCTAssertTrue(
+            facts.testingFailedLines.items[0].hasPrefix("Run test suite TestingProjectTests encountered an error"))
         XCTAssertEqual(facts.failingTestsListed.items, ["TestingProjectTests/example2()"])
         XCTAssertFalse(facts.testingCancelledBecauseBuildFailed)
     }
@@ -159,7 +178,8 @@ final class XcodebuildLogParserTests: XCTestCase {
     func testGroupedFailingTestsOfXcode11To13() throws {
         let (_, facts) = try parse("failing-tests-grouped.log")
         XCTAssertEqual(
-            facts.failingTestsListed.items, ["PushTests/test__008__LocalDevice__has_a_device_method_that_returns_a_LocalDevice()"])
+            facts.failingTestsListed.items,
+            ["PushTests/test__008__LocalDevice__has_a_device_method_that_returns_a_LocalDevice()"])
     }
 
     func testToolErrorsAndTheirIndentedCause() throws {
@@ -175,7 +195,8 @@ final class XcodebuildLogParserTests: XCTestCase {
 
         let packages = try parse("error-package-resolution.log").facts
         XCTAssertEqual(packages.toolErrors.items, ["xcodebuild: error: Could not resolve package dependencies:"])
-        XCTAssertTrue(packages.toolErrorDetails.items[0].hasPrefix("Dependencies could not be resolved because no versions"))
+        XCTAssertTrue(
+            packages.toolErrorDetails.items[0].hasPrefix("Dependencies could not be resolved because no versions"))
 
         let workspace = try parse("error-scheme-not-found-workspace.log").facts
         XCTAssertEqual(workspace.toolErrors.totalCount, 1)
@@ -212,9 +233,13 @@ final class XcodebuildLogParserTests: XCTestCase {
                     origin: .xctest)))
         XCTAssertTrue(events.contains(.testStarted(identifier: "ReadingIDTests/testEmpty()")))
         XCTAssertEqual(facts.passedCount, 1)
-        XCTAssertEqual(facts.compilerErrors.items, ["/Users/ci/Reader/ReadingID.swift:12:5: error: cannot find 'normalise' in scope"])
+        XCTAssertEqual(
+            facts.compilerErrors.items,
+            ["/Users/ci/Reader/ReadingID.swift:12:5: error: cannot find 'normalise' in scope"])
         XCTAssertTrue(
-            events.contains(.compilerError(location: "/Users/ci/Reader/ReadingID.swift:12:5", message: "cannot find 'normalise' in scope")))
+            events.contains(
+                .compilerError(
+                    location: "/Users/ci/Reader/ReadingID.swift:12:5", message: "cannot find 'normalise' in scope")))
         XCTAssertEqual(facts.restartLines.totalCount, 1)
         XCTAssertEqual(facts.executionTimeAllowanceLines.totalCount, 1)
         XCTAssertEqual(facts.diskFullLines.totalCount, 1)
@@ -237,7 +262,8 @@ final class XcodebuildLogParserTests: XCTestCase {
         XCTAssertEqual(banners[4]?.action, "TEST BUILD")
         XCTAssertEqual(banners[7]?.result, .interrupted)
         for notABanner in [
-            "** TEST FAILED", "**TEST FAILED **", "** TEST DONE **", "** TEST SUCCEEDED ** [abc sec]", "** SUCCEEDED **",
+            "** TEST FAILED", "**TEST FAILED **", "** TEST DONE **", "** TEST SUCCEEDED ** [abc sec]",
+            "** SUCCEEDED **",
             "** TEST SUCCEEDED ** [90 sec]", "Test Suite 'All tests' passed",
         ] {
             XCTAssertNil(XcodebuildBanner.parse(notABanner), notABanner)

@@ -16,12 +16,15 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
         try XcresultSummary.decode(try Fixture.data("xcresult/\(fixture)"))
     }
 
-    private func classify(_ fixture: String, _ exit: RemoteExit, summary: XcresultSummary? = nil) throws -> XcodebuildVerdict {
+    private func classify(_ fixture: String, _ exit: RemoteExit, summary: XcresultSummary? = nil) throws
+        -> XcodebuildVerdict
+    {
         XcodebuildOutcomeClassifier.classify(exit: exit, log: try facts(fixture), summary: summary)
     }
 
     func testExitZeroWithTheSucceededBannerPasses() throws {
-        let verdict = try classify("test-succeeded.log", .exited(0), summary: try summary("summary-passed-xcode26.3.json"))
+        let verdict = try classify(
+            "test-succeeded.log", .exited(0), summary: try summary("summary-passed-xcode26.3.json"))
         XCTAssertEqual(verdict.outcome, .passed)
         XCTAssertEqual(
             verdict.evidence,
@@ -51,7 +54,8 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
         XCTAssertTrue(
             verdict.evidence.contains(
                 "Failing tests: ConfirmPhoneNumberViewModelTests/testOnLoadAsync_ShouldSetMaskedPhoneNumber_WhenDataIsFetched(), "
-                    + "ConfirmFullNameViewModelTests/testOnLoadAsync_ShouldSetError_WhenDataFetchFailed()"), "\(verdict.evidence)")
+                    + "ConfirmFullNameViewModelTests/testOnLoadAsync_ShouldSetError_WhenDataFetchFailed()"),
+            "\(verdict.evidence)")
         XCTAssertTrue(
             verdict.evidence.contains(
                 "EventCodeConfirmViewModelTests/testEvent_ShouldValidateEventAndSetCorrectStatus_WhenFourDigitsAreProvided() "
@@ -64,7 +68,8 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
         XCTAssertEqual(verdict.outcome, .testsFailed)
         XCTAssertTrue(
             verdict.evidence.contains(
-                "bundle: CounterPersistenceTests/testCountSurvivesStoreRecreation(): XCTAssertEqual failed: (\"0\") is not equal to (\"3\")"))
+                "bundle: CounterPersistenceTests/testCountSurvivesStoreRecreation(): XCTAssertEqual failed: (\"0\") is not equal to (\"3\")"
+            ))
     }
 
     func testBuildFailureDuringTest() throws {
@@ -72,20 +77,27 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
         XCTAssertEqual(verdict.outcome, .buildFailed)
         XCTAssertTrue(verdict.evidence.contains("Testing cancelled because the build failed."))
         XCTAssertTrue(
-            verdict.evidence.contains { $0.hasPrefix("build command failed: SwiftCompile normal arm64 Compiling\\ EventCode") })
+            verdict.evidence.contains {
+                $0.hasPrefix("build command failed: SwiftCompile normal arm64 Compiling\\ EventCode")
+            })
     }
 
     func testXcodesOwnTestingProjectEntryIsNotABuildFailure() {
         // Xcode 16.4+ lists `Testing project … with scheme …` under the failed build commands (apple-formats.md 3.7).
-        let log = "Failing tests:\n\tReadingIDTests.testEmpty()\n\n** TEST FAILED **\n\n"
+        let log =
+            "Failing tests:\n\tReadingIDTests.testEmpty()\n\n** TEST FAILED **\n\n"
             + "The following build commands failed:\n\tTesting project Reader with scheme Reader\n(1 failure)\n"
-        XCTAssertEqual(XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(text: log)).outcome, .testsFailed)
+        XCTAssertEqual(
+            XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(text: log)).outcome, .testsFailed)
     }
 
     func testHostConfigurationErrors() throws {
         let cases: [(String, Int32, String)] = [
             ("error-scheme-not-found-project.log", 65, "the scheme is missing or not shared (Manage Schemes > Shared)"),
-            ("error-scheme-not-found-workspace.log", 65, "the scheme is missing or not shared (Manage Schemes > Shared)"),
+            (
+                "error-scheme-not-found-workspace.log", 65,
+                "the scheme is missing or not shared (Manage Schemes > Shared)"
+            ),
             ("error-no-test-action.log", 66, "the scheme has no test action"),
             ("error-destination-not-found-xcode10.log", 70, "no destination matches the chosen simulator"),
             ("error-destination-not-found-xcode14.log", 70, "no destination matches the chosen simulator"),
@@ -105,7 +117,8 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
             exit: .exited(1),
             log: facts(text: try Fixture.text("xcode/version-command-line-tools-only.txt")))
         XCTAssertEqual(noXcode.outcome, .hostConfig)
-        XCTAssertEqual(XcodebuildOutcomeClassifier.classify(exit: .exited(127), log: facts(text: "")).outcome, .hostConfig)
+        XCTAssertEqual(
+            XcodebuildOutcomeClassifier.classify(exit: .exited(127), log: facts(text: "")).outcome, .hostConfig)
     }
 
     func testPackageResolution() throws {
@@ -119,12 +132,18 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
     }
 
     func testRunnerCrashWithoutAFailingTestIsATestFailure() throws {
-        let lines = try Fixture.text("xcodebuild/testing-failed-runner-crash.log").split(separator: "\n", omittingEmptySubsequences: false)
-        let withoutFailingTests = lines.filter { !$0.hasPrefix("Failing tests:") && !$0.hasPrefix("\tTestingProjectTests.example2()") }
+        let lines = try Fixture.text("xcodebuild/testing-failed-runner-crash.log").split(
+            separator: "\n", omittingEmptySubsequences: false)
+        let withoutFailingTests = lines.filter {
+            !$0.hasPrefix("Failing tests:") && !$0.hasPrefix("\tTestingProjectTests.example2()")
+        }
         let verdict = XcodebuildOutcomeClassifier.classify(
             exit: .exited(65), log: facts(text: withoutFailingTests.joined(separator: "\n")))
         XCTAssertEqual(verdict.outcome, .testsFailed)
-        XCTAssertTrue(verdict.evidence.contains { $0.hasPrefix("Testing failed: Run test suite TestingProjectTests encountered an error") })
+        XCTAssertTrue(
+            verdict.evidence.contains {
+                $0.hasPrefix("Testing failed: Run test suite TestingProjectTests encountered an error")
+            })
         XCTAssertEqual(try classify("testing-failed-runner-crash.log", .exited(65)).outcome, .testsFailed)
     }
 
@@ -136,7 +155,8 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
     }
 
     func testExecutionTimeAllowanceIsATestFailureNotATimeout() {
-        let log = "/Users/ci/ReaderTests/IntentTests.swift:30: error: -[ReaderTests.IntentTests testSlow] : "
+        let log =
+            "/Users/ci/ReaderTests/IntentTests.swift:30: error: -[ReaderTests.IntentTests testSlow] : "
             + "Test exceeded execution time allowance of 1 minute\n** TEST FAILED **\n"
         let verdict = XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(text: log))
         XCTAssertEqual(verdict.outcome, .testsFailed)
@@ -154,24 +174,34 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
                 "the layer's timeout ran out; the remote process group was killed",
                 "the last test that started: ConfirmPhoneNumberViewModelTests/testOnLoadAsync_ShouldSetMaskedPhoneNumber_WhenDataIsFetched()",
             ])
-        XCTAssertEqual(XcodebuildOutcomeClassifier.classify(exit: .lost("socket closed"), log: log).outcome, .infrastructure)
+        XCTAssertEqual(
+            XcodebuildOutcomeClassifier.classify(exit: .lost("socket closed"), log: log).outcome, .infrastructure)
         let killed = XcodebuildOutcomeClassifier.classify(exit: .signaled("KILL"), log: log)
         XCTAssertEqual(killed.outcome, .infrastructure)
         XCTAssertEqual(killed.evidence.first, "xcodebuild was killed by signal KILL")
     }
 
     func testNoBannerDiskFullInterruptedAndUnknownErrors() {
-        XCTAssertEqual(XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(text: "Build settings from command line:\n")).outcome, .infrastructure)
+        XCTAssertEqual(
+            XcodebuildOutcomeClassifier.classify(
+                exit: .exited(65), log: facts(text: "Build settings from command line:\n")
+            ).outcome, .infrastructure)
         let killedByShell = XcodebuildOutcomeClassifier.classify(exit: .exited(137), log: facts(text: ""))
         XCTAssertEqual(killedByShell.outcome, .infrastructure)
         XCTAssertEqual(killedByShell.evidence.first, "exit 137 means xcodebuild was killed by signal 9")
-        let diskFull = facts(text: "error: unable to write file '/x.o': No space left on device\n** TEST FAILED **\nFailing tests:\n\tA.b()\n")
+        let diskFull = facts(
+            text:
+                "error: unable to write file '/x.o': No space left on device\n** TEST FAILED **\nFailing tests:\n\tA.b()\n"
+        )
         XCTAssertEqual(XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: diskFull).outcome, .infrastructure)
         XCTAssertEqual(
-            XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(text: "** BUILD INTERRUPTED **\n")).outcome,
+            XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(text: "** BUILD INTERRUPTED **\n"))
+                .outcome,
             .infrastructure)
         let usage = facts(text: "xcodebuild: error: invalid option '-frobnicate'\n")
         XCTAssertEqual(XcodebuildOutcomeClassifier.classify(exit: .exited(64), log: usage).outcome, .pluginError)
-        XCTAssertEqual(XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(text: "** TEST FAILED **\n")).outcome, .testsFailed)
+        XCTAssertEqual(
+            XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(text: "** TEST FAILED **\n")).outcome,
+            .testsFailed)
     }
 }

@@ -41,14 +41,17 @@ final class XcresultSummaryTests: XCTestCase {
 
     func testLegacyRefusalTextIsQuotedWithAHint() throws {
         XCTAssertThrowsError(try XcresultSummary.decode(try Fixture.data("xcresult/legacy-refusal.txt"))) { error in
-            guard case .notJSON(_, let firstLine)? = error as? XcresultError else { return XCTFail("unexpected \(error)") }
+            guard case .notJSON(_, let firstLine)? = error as? XcresultError else {
+                return XCTFail("unexpected \(error)")
+            }
             XCTAssertTrue(firstLine.hasPrefix("Error: This command is deprecated"))
             XCTAssertTrue("\(error)".contains("xcresulttool version"), "\(error)")
         }
     }
 
     func testMissingRequiredFieldAndEmptyOutput() {
-        XCTAssertThrowsError(try XcresultSummary.decode(Data(#"{ "title" : "Test - X", "passedTests" : 1 }"#.utf8))) { error in
+        XCTAssertThrowsError(try XcresultSummary.decode(Data(#"{ "title" : "Test - X", "passedTests" : 1 }"#.utf8))) {
+            error in
             guard case .invalidJSON(_, let path, let detail)? = error as? XcresultError else {
                 return XCTFail("unexpected \(error)")
             }
@@ -73,14 +76,18 @@ final class XcresultTestResultsTests: XCTestCase {
         XCTAssertEqual(
             results.testCases,
             [
-                TestCaseResult(identifier: "FastlaneTrainerTests/MathTests/testArithmetic()", status: .passed, durationSeconds: 2),
                 TestCaseResult(
-                    identifier: "FastlaneTrainerTests/SkipTests/ResourceTests/testWithDatabaseCleanup()", status: .failed,
+                    identifier: "FastlaneTrainerTests/MathTests/testArithmetic()", status: .passed, durationSeconds: 2),
+                TestCaseResult(
+                    identifier: "FastlaneTrainerTests/SkipTests/ResourceTests/testWithDatabaseCleanup()",
+                    status: .failed,
                     durationSeconds: 2, failureMessage: "Caught error: TestError(message: \"Database not available\")",
                     failureLocation: "FastlaneTrainerExampleTests.swift:307"),
                 TestCaseResult(
-                    identifier: "FastlaneTrainerTests/SkipTests/EnvironmentTests/testProductionConfig()", status: .skipped,
-                    durationSeconds: 1, failureMessage: "Test 'Production config test' skipped: Test only runs in production"),
+                    identifier: "FastlaneTrainerTests/SkipTests/EnvironmentTests/testProductionConfig()",
+                    status: .skipped,
+                    durationSeconds: 1,
+                    failureMessage: "Test 'Production config test' skipped: Test only runs in production"),
             ])
     }
 
@@ -94,7 +101,8 @@ final class XcresultTestResultsTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(complexity.durationSeconds), 0.011, accuracy: 1e-9)
         let length = try XCTUnwrap(cases.first { $0.identifier.hasSuffix("testPasswordLength()") })
         XCTAssertEqual(length.status, .failed)
-        XCTAssertEqual(length.failureMessage, "Expectation failed: (password.count → 11) < 8\nPassword 'justbarely8' is too short")
+        XCTAssertEqual(
+            length.failureMessage, "Expectation failed: (password.count → 11) < 8\nPassword 'justbarely8' is too short")
     }
 
     func testDurationTexts() {
@@ -110,7 +118,8 @@ final class XcresultTestResultsTests: XCTestCase {
     }
 
     func testEmptyRunAndMissingNodes() throws {
-        let empty = #"{ "devices" : [], "testNodes" : [ { "name" : "TestPlan", "nodeType" : "Test Plan", "result" : "unknown" } ] }"#
+        let empty =
+            #"{ "devices" : [], "testNodes" : [ { "name" : "TestPlan", "nodeType" : "Test Plan", "result" : "unknown" } ] }"#
         XCTAssertEqual(try XcresultTestResults.decode(Data(empty.utf8)).testCases, [])
         XCTAssertThrowsError(try XcresultTestResults.decode(Data(#"{ "devices" : [] }"#.utf8))) { error in
             guard case .invalidJSON(let command, _, let detail)? = error as? XcresultError else {
@@ -142,7 +151,10 @@ final class XcresulttoolVersionTests: XCTestCase {
     }
 
     func testUnrecognizedOutput() {
-        for text in ["", "xcrun: error: unable to find utility \"xcresulttool\", not a developer tool or in PATH", "xcresulttool version abc"] {
+        for text in [
+            "", "xcrun: error: unable to find utility \"xcresulttool\", not a developer tool or in PATH",
+            "xcresulttool version abc",
+        ] {
             XCTAssertThrowsError(try XcresulttoolVersion.parse(text), text) {
                 guard case .unrecognizedVersion? = $0 as? XcresultError else { return XCTFail("unexpected \($0)") }
             }
