@@ -78,9 +78,7 @@ public enum SimulatorSelector {
         var reason =
             "\(chosen.name) on \(chosen.runtimeName) (\(chosen.udid)), chosen because it matches platform \(family), "
             + "\(nameNote) and runtime '\(requirement)'"
-        if requirement != .exactly(NumericVersion(chosen.runtimeVersion) ?? NumericVersion(components: [])) {
-            reason += " = \(chosen.runtimeVersion)"
-        }
+        if requirement.description != chosen.runtimeVersion { reason += " = \(chosen.runtimeVersion)" }
         if ranked.count > 1 {
             let booted = ranked.filter { $0.state == "Booted" }.count
             var ties = "; \(ranked.count) simulators matched: "

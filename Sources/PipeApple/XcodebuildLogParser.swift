@@ -82,7 +82,7 @@ public final class XcodebuildLogParser {
         case .none:
             return false
         case .toolErrorDetails(let remaining):
-            guard isIndented || (bytes.first == 0x20 && !isBlank), !isBlank, remaining > 0 else {
+            guard bytes.first == 0x09 || bytes.first == 0x20, !isBlank, remaining > 0 else {
                 block = .none
                 return false
             }
