@@ -4,6 +4,7 @@ import PipeCore
 ///
 /// The message says what was asked, lists what the host has (grouped by runtime) and what to do next.
 public struct SimulatorSelectionError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// What went wrong.
     public enum Kind: Equatable, Sendable {
         /// A UDID override names no simulator on the host.
         case udidNotFound(udid: String, source: String)

@@ -8,6 +8,7 @@ import PipeBasics
 /// Every value stays one argument: scheme names, test identifiers and paths come from YAML, chat messages and
 /// environment variables, so nothing is pasted into a command line as text.
 public struct XcodebuildCommand: Equatable, Sendable {
+    /// `test` builds and tests; the other two split that in two runs.
     public enum Action: String, Sendable, CaseIterable {
         case test
         case buildForTesting = "build-for-testing"

@@ -51,6 +51,7 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
 
     public init() {}
 
+    /// Tests counted once each, whichever kind of line reported them.
     public var passedCount: Int { total(\.passed) }
     public var failedCount: Int { total(\.failed) }
     public var skippedCount: Int { total(\.skipped) }

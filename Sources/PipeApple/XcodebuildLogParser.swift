@@ -12,6 +12,7 @@ import PipeCore
 /// Feed stdout and stderr to separate parsers, or to one parser only in whole lines: a line is only whole within
 /// one stream.
 public final class XcodebuildLogParser {
+    /// Everything read so far.
     public internal(set) var facts = XcodebuildLogFacts()
 
     private var assembler: LineAssembler

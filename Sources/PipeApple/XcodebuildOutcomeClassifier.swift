@@ -29,6 +29,7 @@ import PipeCore
 /// 10. Another `xcodebuild: error:` → `plugin-error` for exit 64 (Pipe built a command xcodebuild refused),
 ///     `host-config` otherwise; an exit of 128 or more, or no banner at all → `infrastructure` (killed or crashed).
 public enum XcodebuildOutcomeClassifier {
+    /// The outcome and its evidence; `summary` is the bundle's `get test-results summary`, when it could be read.
     public static func classify(
         exit: RemoteExit, log: XcodebuildLogFacts, summary: XcresultSummary? = nil
     ) -> XcodebuildVerdict {
@@ -247,7 +248,9 @@ private struct Evidence {
             add(line)
         }
         for failure in (summary?.testFailures ?? []).prefix(3) {
-            add("bundle: \(failure.testIdentifierString ?? failure.testName): \(failure.failureText)")
+            let allowance =
+                failure.exceededExecutionTimeAllowance ? " (over XCTest's time allowance: a test failure)" : ""
+            add("bundle: \(failure.testIdentifierString ?? failure.testName): \(failure.failureText)\(allowance)")
         }
         for line in log.executionTimeAllowanceLines.items.prefix(2) {
             add("over XCTest's execution time allowance (a test failure): \(line)")

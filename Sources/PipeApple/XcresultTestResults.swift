@@ -7,6 +7,7 @@ public struct XcresultTestResults: Equatable, Sendable, Decodable {
     public var devices: [XcresultSummary.Device]
     public var testNodes: [Node]
 
+    /// One node of the tree; its kind is `nodeType`.
     public struct Node: Equatable, Sendable, Decodable {
         /// `Test Plan`, `Unit test bundle`, `UI test bundle`, `Test Suite`, `Test Case`, `Arguments`, `Repetition`,
         /// `Failure Message`, …

@@ -163,6 +163,24 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
         XCTAssertTrue(verdict.evidence.contains { $0.hasPrefix("over XCTest's execution time allowance") })
     }
 
+    func testBundleFailureOverTheTimeAllowanceIsATestFailure() throws {
+        // `failureText` as apple-formats.md 5.2 quotes it for a test over XCTest's execution time allowance.
+        let json = """
+            { "title" : "Test - Reader", "result" : "Failed", "passedTests" : 0, "failedTests" : 1, "skippedTests" : 0,
+              "expectedFailures" : 0, "testFailures" : [ { "testName" : "testSlow()", "targetName" : "ReaderTests",
+              "failureText" : "Test exceeded execution time allowance of 1 minute",
+              "testIdentifierString" : "IntentTests/testSlow()" } ] }
+            """
+        let verdict = XcodebuildOutcomeClassifier.classify(
+            exit: .exited(65), log: facts(text: "** TEST FAILED **\n"),
+            summary: try XcresultSummary.decode(Data(json.utf8)))
+        XCTAssertEqual(verdict.outcome, .testsFailed)
+        XCTAssertTrue(
+            verdict.evidence.contains(
+                "bundle: IntentTests/testSlow(): Test exceeded execution time allowance of 1 minute (over XCTest's time "
+                    + "allowance: a test failure)"), "\(verdict.evidence)")
+    }
+
     func testEndsWithoutAnExitStatus() throws {
         let log = try facts("test-failed-xcode15.log")
         XCTAssertEqual(XcodebuildOutcomeClassifier.classify(exit: .cancelled, log: log).outcome, .cancelled)
