@@ -40,8 +40,8 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
 
     var counts: [XcodebuildLogEvent.Origin: Counts] = [:]
     /// xcodebuild reported Swift Testing tests itself (`Suite/test()` or a global `test()`), so the library's own
-    /// `✔/✘` lines for them are duplicates and are not counted again.
-    var xcodebuildReportedSwiftTesting = false
+    /// `✔/✘` lines for them (events of origin `.swiftTesting`) are duplicates and are not counted again.
+    public internal(set) var xcodebuildReportedSwiftTesting = false
 
     struct Counts: Equatable, Sendable {
         var passed = 0

@@ -139,6 +139,7 @@ final class XcodebuildLogParserTests: XCTestCase {
         XCTAssertTrue(events.contains(.failingTestListed("TestingProjectTests/example3()")))
         XCTAssertEqual([facts.passedCount, facts.failedCount], [2, 1])
         XCTAssertEqual(facts.banner?.action, "TEST EXECUTE")
+        XCTAssertTrue(facts.xcodebuildReportedSwiftTesting)
 
         // The same run with the library's own lines in front: still 2 passed, 1 failed.
         let library =
@@ -284,5 +285,10 @@ final class XcodebuildLogParserTests: XCTestCase {
         for (printed, normalized) in cases {
             XCTAssertEqual(TestIdentifier.normalize(printed), normalized, printed)
         }
+        // Malformed names come back unchanged (trimmed) rather than half-rewritten.
+        XCTAssertEqual(TestIdentifier.normalize(""), "")
+        XCTAssertEqual(TestIdentifier.normalize("-[Broken"), "-[Broken")
+        XCTAssertEqual(TestIdentifier.normalize("-[NoMethod]"), "NoMethod")
+        XCTAssertEqual(TestIdentifier.normalize("  spaced()  "), "spaced()")
     }
 }
