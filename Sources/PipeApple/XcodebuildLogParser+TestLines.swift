@@ -2,14 +2,17 @@ import Foundation
 import PipeCore
 
 extension XcodebuildLogParser {
+    /// How a test line can end: `passed (…)`, `failed on '…'`, `passed after …` and so on.
+    private static let endings: [(verb: String, status: TestCaseResult.Status)] = [
+        ("passed", .passed), ("failed", .failed), ("skipped", .skipped),
+    ]
+
     /// `Test Case '-[M.C t]' started.` / `passed (0.001 seconds).` (serial XCTest, also `swift test` on Linux) and
     /// `Test case 'C.t()' passed on '<destination>' (0.001 seconds)` (xcodebuild's own line).
     func readTestCaseLine(_ line: String) {
         let body = line.dropFirst("Test Case '".count)
         if line.hasPrefix("Test case '") {
-            for (verb, status) in [
-                ("passed", TestCaseResult.Status.passed), ("failed", .failed), ("skipped", .skipped),
-            ] {
+            for (verb, status) in Self.endings {
                 guard let marker = body.range(of: "' \(verb) on '") else { continue }
                 let printed = String(body[..<marker.lowerBound])
                 let identifier = TestIdentifier.normalize(printed)
@@ -30,10 +33,7 @@ extension XcodebuildLogParser {
             startTest(identifier)
             return
         }
-        let statuses: [(String, TestCaseResult.Status)] = [
-            ("passed", .passed), ("failed", .failed), ("skipped", .skipped),
-        ]
-        guard let status = statuses.first(where: { tail.hasPrefix($0.0 + " (") })?.1 else { return }
+        guard let status = Self.endings.first(where: { tail.hasPrefix($0.verb + " (") })?.status else { return }
         let duration = Self.seconds(inParenthesesAtEndOf: tail)
         finishTest(TestCaseResult(identifier: identifier, status: status, durationSeconds: duration), origin: .xctest)
     }
@@ -55,16 +55,11 @@ extension XcodebuildLogParser {
         }
         if verb.hasPrefix("started") {
             startTest(identifier)
-        } else if verb.hasPrefix("passed after ") {
-            let seconds = Double(verb.dropFirst("passed after ".count).prefix { $0 != " " })
+        } else if let ending = Self.endings.first(where: { verb.hasPrefix($0.verb + " after ") }) {
+            let seconds = Double(verb.dropFirst(ending.verb.count + " after ".count).prefix { $0 != " " })
             finishTest(
-                TestCaseResult(identifier: identifier, status: .passed, durationSeconds: seconds), origin: .swiftTesting
-            )
-        } else if verb.hasPrefix("failed after ") {
-            let seconds = Double(verb.dropFirst("failed after ".count).prefix { $0 != " " })
-            finishTest(
-                TestCaseResult(identifier: identifier, status: .failed, durationSeconds: seconds), origin: .swiftTesting
-            )
+                TestCaseResult(identifier: identifier, status: ending.status, durationSeconds: seconds),
+                origin: .swiftTesting)
         } else if verb.hasPrefix("skipped") {
             var reason: String?
             if let open = verb.firstIndex(of: "\""), let close = verb.lastIndex(of: "\""), open < close {
@@ -91,10 +86,10 @@ extension XcodebuildLogParser {
                 message: String(message[close.upperBound...]))
             return
         }
+        // `path:line:column`: a path, then two numbers.
         let parts = location.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count >= 3, let column = parts.last, let row = parts.dropLast().last,
-            !column.isEmpty, !row.isEmpty, (column + row).allSatisfy({ $0.isASCII && $0.isNumber }),
-            !parts.dropLast(2).joined(separator: ":").isEmpty
+        guard parts.count >= 3, !parts[0].isEmpty,
+            parts.suffix(2).allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } })
         else { return }
         facts.compilerErrors.append(line)
         emit(.compilerError(location: String(location), message: String(message)))

@@ -33,19 +33,6 @@ final class ResultBundlePathTests: XCTestCase {
             }
         }
         XCTAssertEqual(paths.count, 25 * 4 * 3)
-        let a = try ResultBundlePath(
-            remoteRunFolder: "/w", pipeline: "p", layer: "l", startTime: start, runID: "20261129-141312-aaaa",
-            attempt: 1)
-        let b = try ResultBundlePath(
-            remoteRunFolder: "/w", pipeline: "p", layer: "l", startTime: start, runID: "20261129-141312-aaab",
-            attempt: 1)
-        let c = try ResultBundlePath(
-            remoteRunFolder: "/w", pipeline: "p", layer: "l", startTime: start, runID: "20261129-141312-aaaa",
-            attempt: 2)
-        let d = try ResultBundlePath(
-            remoteRunFolder: "/w", pipeline: "p", layer: "m", startTime: start, runID: "20261129-141312-aaaa",
-            attempt: 1)
-        XCTAssertEqual(Set([a.path, b.path, c.path, d.path]).count, 4)
     }
 
     func testUnsafeCharactersAreReplacedAndDistinctNamesStayDistinct() throws {
