@@ -68,7 +68,8 @@ final class XcodebuildCommandTests: XCTestCase {
                 container: .workspace("Work space/\(value).xcworkspace"), scheme: value, destination: destination,
                 resultBundlePath: "/tmp/\(value).xcresult", onlyTesting: ["Tests/\(value)"], skipTesting: [value],
                 testPlan: value, configuration: value, buildSettings: [.init("OTHER_SWIFT_FLAGS", value)])
-            XCTAssertEqual(try argumentsSeenByShell(command.shellLine), command.arguments, "value: \(value)")
+            XCTAssertEqual(
+                try argumentsSeenByShell(command.shellLine, in: scratch), command.arguments, "value: \(value)")
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: canary), "a value ran as a command")
     }
@@ -125,9 +126,11 @@ final class XcodebuildCommandTests: XCTestCase {
     }
 
     /// Runs `printf '%s\0' <line>` in `/bin/sh` and splits what it prints at NUL bytes.
-    private func argumentsSeenByShell(_ line: String) throws -> [String] {
+    /// Runs in `folder`, so a quoting bug that redirects or creates files leaves them in the scratch folder.
+    private func argumentsSeenByShell(_ line: String, in folder: URL) throws -> [String] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.currentDirectoryURL = folder
         process.arguments = ["-c", "printf '%s\\0' " + line]
         let output = Pipe()
         process.standardOutput = output
