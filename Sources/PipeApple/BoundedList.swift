@@ -3,6 +3,7 @@
 /// Log facts keep what a verdict needs (the first compiler errors, the first failing tests), never the whole log.
 public struct BoundedList<Element: Equatable & Sendable>: Equatable, Sendable {
     public let limit: Int
+    /// The items kept, in the order they came.
     public private(set) var items: [Element] = []
     /// Every item appended, including those not kept.
     public private(set) var totalCount = 0

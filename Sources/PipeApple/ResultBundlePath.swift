@@ -47,7 +47,9 @@ public struct ResultBundlePath: Equatable, Sendable, CustomStringConvertible {
         var output = ""
         var lastWasDash = false
         for scalar in value.unicodeScalars {
-            let safe = scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ".")
+            let safe =
+                scalar.isASCII
+                && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "_" || scalar == ".")
             if safe || scalar == "-" {
                 output.unicodeScalars.append(scalar)
                 lastWasDash = scalar == "-"
@@ -57,7 +59,8 @@ public struct ResultBundlePath: Equatable, Sendable, CustomStringConvertible {
             }
         }
         // No leading dot (hidden file, `..`) or dash (option-like), no trailing separator.
-        let trimmed = String(output.drop { $0 == "-" || $0 == "." }.reversed().drop { $0 == "-" || $0 == "." }.reversed())
+        let trimmed = String(
+            output.drop { $0 == "-" || $0 == "." }.reversed().drop { $0 == "-" || $0 == "." }.reversed())
         if trimmed == value { return value }
         let digest = String(SHA256Digest.hex(of: Data(value.utf8)).prefix(8))
         return trimmed.isEmpty ? digest : "\(trimmed)-\(digest)"

@@ -26,10 +26,11 @@ public enum SimctlListParser {
         do {
             topLevel = try JSONSerialization.jsonObject(with: output, options: [])
         } catch {
-            throw SimctlListError.notJSON(firstLine: firstLine(of: output), detail: "it cannot be parsed")
+            throw SimctlListError.notJSON(firstLine: ToolOutput.firstLine(output), detail: "it cannot be parsed")
         }
         guard let object = topLevel as? [String: Any] else {
-            throw SimctlListError.notJSON(firstLine: firstLine(of: output), detail: "the top level is not an object")
+            throw SimctlListError.notJSON(
+                firstLine: ToolOutput.firstLine(output), detail: "the top level is not an object")
         }
         guard object["devices"] != nil else {
             throw SimctlListError.missingDevices(topLevelKeys: Array(object.keys))
@@ -60,7 +61,7 @@ public enum SimctlListParser {
             lineNumber += 1
             try reader.read(line: String(rawLine), number: lineNumber)
         }
-        return try reader.finish(firstLine: firstLine(of: Data(text.utf8)))
+        return try reader.finish(firstLine: ToolOutput.firstLine(text))
     }
 
     static func runtimeOrder(_ lhs: SimulatorRuntimeKey, _ rhs: SimulatorRuntimeKey) -> Bool {
@@ -76,12 +77,6 @@ public enum SimctlListParser {
         byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    static func firstLine(of output: Data) -> String {
-        let text = String(decoding: output.prefix(400), as: UTF8.self)
-        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        let trimmed = line.trimmingCharacters(in: .whitespaces)
-        return trimmed.count > 120 ? String(trimmed.prefix(120)) + "…" : trimmed
-    }
 }
 
 extension SimctlListParser {

@@ -89,15 +89,19 @@ struct TextListingReader {
             throw SimctlListError.unreadableLine(
                 number: number, line: line, expected: "a '-- <runtime> --' header before the first device")
         }
-        guard var device = Self.device(from: line.trimmingCharacters(in: .whitespaces)) else {
+        guard let device = Self.device(from: line.trimmingCharacters(in: .whitespaces)) else {
             throw SimctlListError.unreadableLine(number: number, line: line, expected: Self.deviceGrammar)
         }
-        device.header = header
-        devices.append(device)
+        devices.append(
+            PendingDevice(
+                name: device.name, udid: device.udid, state: device.state, unavailableReason: device.unavailableReason,
+                header: header))
     }
 
     /// `iPad Pro 13-inch (M5) (17683048-…) (Shutdown) (unavailable, reason)`, read right to left.
-    private static func device(from line: String) -> PendingDevice? {
+    private static func device(
+        from line: String
+    ) -> (name: String, udid: String, state: String, unavailableReason: String?)? {
         var rest = Substring(line)
         guard let last = peelGroup(&rest) else { return nil }
         var unavailableReason: String?
@@ -112,9 +116,7 @@ struct TextListingReader {
         else { return nil }
         let name = rest.trimmingCharacters(in: .whitespaces)
         guard !name.isEmpty, !state.isEmpty else { return nil }
-        return PendingDevice(
-            name: name, udid: udid, state: state, unavailableReason: unavailableReason,
-            header: Header(key: "", runtimeUnavailable: false))
+        return (name, udid, state, unavailableReason)
     }
 
     /// Removes a trailing `(…)` group (balanced) and returns its inside.

@@ -1,3 +1,5 @@
+import PipeCore
+
 /// What a simctl runtime key or header says about the runtime: `com.apple.CoreSimulator.SimRuntime.iOS-17-5`
 /// (Xcode ≥ 10.2) or a display name such as `iOS 11.4` (Xcode ≤ 10.1, and the text listing's `-- iOS 17.5 --`).
 struct SimulatorRuntimeKey: Equatable {
@@ -36,6 +38,14 @@ struct SimulatorRuntimeKey: Equatable {
         platform = Self.family(key)
         version = ""
         name = key
+    }
+
+    /// The runtime of a simulator already read from a listing.
+    init(_ simulator: Simulator) {
+        self.init(key: simulator.runtimeIdentifier)
+        name = simulator.runtimeName
+        platform = simulator.platform
+        version = simulator.runtimeVersion
     }
 
     /// The platform family as destinations name it: simctl says `xrOS` where xcodebuild says `visionOS`.

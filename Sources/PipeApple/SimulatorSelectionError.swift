@@ -4,6 +4,7 @@ import PipeCore
 ///
 /// The message says what was asked, lists what the host has (grouped by runtime) and what to do next.
 public struct SimulatorSelectionError: Error, Equatable, CustomStringConvertible, Sendable {
+    /// What went wrong.
     public enum Kind: Equatable, Sendable {
         /// A UDID override names no simulator on the host.
         case udidNotFound(udid: String, source: String)
@@ -68,30 +69,16 @@ public struct SimulatorSelectionError: Error, Equatable, CustomStringConvertible
                 "The host has no available simulators: install a runtime (Xcode > Settings > Components) and "
                 + "create a device with `xcrun simctl create`."
         }
-        var groups: [String: [Simulator]] = [:]
-        for simulator in available { groups[simulator.runtimeName, default: []].append(simulator) }
-        let keys = groups.keys.sorted { lhs, rhs in
-            let left = groups[lhs]![0]
-            let right = groups[rhs]![0]
-            return SimctlListParser.runtimeOrder(
-                SimulatorRuntimeKey(left), SimulatorRuntimeKey(right))
+        let groups = Dictionary(grouping: available, by: \.runtimeName).values.sorted {
+            SimctlListParser.runtimeOrder(SimulatorRuntimeKey($0[0]), SimulatorRuntimeKey($1[0]))
         }
         var lines = ["The host has \(available.count) available simulator\(available.count == 1 ? "" : "s"):"]
-        for key in keys {
-            lines.append("  \(key):")
-            for simulator in groups[key]!.sorted(by: { ($0.name, $0.udid) < ($1.name, $1.udid) }) {
+        for group in groups {
+            lines.append("  \(group[0].runtimeName):")
+            for simulator in group.sorted(by: { ($0.name, $0.udid) < ($1.name, $1.udid) }) {
                 lines.append("    \(simulator.name)  \(simulator.udid)  \(simulator.state)")
             }
         }
         return lines.joined(separator: "\n")
-    }
-}
-
-extension SimulatorRuntimeKey {
-    init(_ simulator: Simulator) {
-        self.init(key: simulator.runtimeIdentifier)
-        name = simulator.runtimeName
-        platform = simulator.platform
-        version = simulator.runtimeVersion
     }
 }

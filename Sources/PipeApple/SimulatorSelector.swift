@@ -31,14 +31,16 @@ public enum SimulatorSelector {
         }
         let request = describe(criteria, requirement: requirement)
         func noMatch(_ detail: String, suggestion: String? = nil) -> SimulatorSelectionError {
-            SimulatorSelectionError(.noMatch(detail: detail, suggestion: suggestion), request: request, available: available)
+            SimulatorSelectionError(
+                .noMatch(detail: detail, suggestion: suggestion), request: request, available: available)
         }
 
         let family = SimulatorRuntimeKey.family(criteria.platform)
         let onPlatform = available.filter { SimulatorRuntimeKey.family($0.platform) == family }
         guard !onPlatform.isEmpty else {
             let platforms = Set(available.map(\.platform)).sorted().joined(separator: ", ")
-            throw noMatch("the host has no available \(family) simulators" + (platforms.isEmpty ? "" : " (only \(platforms))"))
+            throw noMatch(
+                "the host has no available \(family) simulators" + (platforms.isEmpty ? "" : " (only \(platforms))"))
         }
 
         var named = onPlatform
@@ -53,7 +55,8 @@ public enum SimulatorSelector {
             guard !named.isEmpty else {
                 let names = Array(Set(onPlatform.map(\.name))).sorted()
                 throw noMatch(
-                    "no \(family) simulator is named '\(wanted)'", suggestion: EditDistance.nearest(to: wanted, in: names))
+                    "no \(family) simulator is named '\(wanted)'",
+                    suggestion: EditDistance.nearest(to: wanted, in: names))
             }
         }
 
@@ -75,9 +78,7 @@ public enum SimulatorSelector {
         var reason =
             "\(chosen.name) on \(chosen.runtimeName) (\(chosen.udid)), chosen because it matches platform \(family), "
             + "\(nameNote) and runtime '\(requirement)'"
-        if requirement != .exactly(NumericVersion(chosen.runtimeVersion) ?? NumericVersion(components: [])) {
-            reason += " = \(chosen.runtimeVersion)"
-        }
+        if requirement.description != chosen.runtimeVersion { reason += " = \(chosen.runtimeVersion)" }
         if ranked.count > 1 {
             let booted = ranked.filter { $0.state == "Booted" }.count
             var ties = "; \(ranked.count) simulators matched: "
@@ -100,7 +101,8 @@ public enum SimulatorSelector {
         if let match = available.first(where: { $0.udid.caseInsensitiveCompare(udid) == .orderedSame }) {
             return SimulatorChoice(
                 simulator: match,
-                reason: "\(match.name) on \(match.runtimeName) (\(match.udid)), chosen because \(source) names its UDID")
+                reason: "\(match.name) on \(match.runtimeName) (\(match.udid)), chosen because \(source) names its UDID"
+            )
         }
         if let listed = simulators.first(where: { $0.udid.caseInsensitiveCompare(udid) == .orderedSame }) {
             throw SimulatorSelectionError(
@@ -114,7 +116,11 @@ public enum SimulatorSelector {
     private static func uniqueAvailable(_ simulators: [Simulator]) -> [Simulator] {
         var seen = Set<String>()
         return simulators.filter(\.isAvailable)
-            .sorted { ($0.udid.uppercased(), $0.runtimeIdentifier, $0.name) < ($1.udid.uppercased(), $1.runtimeIdentifier, $1.name) }
+            .sorted {
+                ($0.udid.uppercased(), $0.runtimeIdentifier, $0.name) < (
+                    $1.udid.uppercased(), $1.runtimeIdentifier, $1.name
+                )
+            }
             .filter { seen.insert($0.udid.uppercased()).inserted }
     }
 

@@ -13,9 +13,10 @@ import Foundation
 /// | `Outer.Inner.check()` (nested Swift Testing suites in `Failing tests:`) | `Outer/Inner/check()` |
 /// | `optional()` (a global Swift Testing function) | unchanged |
 public enum TestIdentifier {
+    /// The `Suite/test()` form of a test name as any xcodebuild, XCTest or Swift Testing line prints it.
     public static func normalize(_ printed: String) -> String {
         let text = printed.trimmingCharacters(in: .whitespaces)
-        if (text.hasPrefix("-[") || text.hasPrefix("+[")), text.hasSuffix("]") {
+        if text.hasPrefix("-[") || text.hasPrefix("+["), text.hasSuffix("]") {
             let inner = text.dropFirst(2).dropLast()
             guard let space = inner.firstIndex(of: " ") else { return String(inner) }
             let classPart = inner[..<space]

@@ -3,6 +3,7 @@
 /// Matches exactly what `^\*\* (.+?) (SUCCEEDED|FAILED|INTERRUPTED) \*\*(?: \[\d+\.\d+ sec\])?$` matches
 /// (`apple-formats.md` 3.6). A killed xcodebuild prints none: silence is never success.
 public struct XcodebuildBanner: Equatable, Sendable {
+    /// How the action ended.
     public enum Result: String, Sendable {
         case succeeded = "SUCCEEDED"
         case failed = "FAILED"

@@ -8,6 +8,7 @@ import PipeBasics
 /// Every value stays one argument: scheme names, test identifiers and paths come from YAML, chat messages and
 /// environment variables, so nothing is pasted into a command line as text.
 public struct XcodebuildCommand: Equatable, Sendable {
+    /// `test` builds and tests; the other two split that in two runs.
     public enum Action: String, Sendable, CaseIterable {
         case test
         case buildForTesting = "build-for-testing"
@@ -125,7 +126,9 @@ public struct XcodebuildCommand: Equatable, Sendable {
     private static func isBuildSettingName(_ name: String) -> Bool {
         guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic)
         else { return false }
-        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic) || ($0.value >= 48 && $0.value <= 57) }
+        return name.unicodeScalars.allSatisfy {
+            $0 == "_" || ($0.isASCII && $0.properties.isAlphabetic) || ($0.value >= 48 && $0.value <= 57)
+        }
     }
 }
 

@@ -40,8 +40,8 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
 
     var counts: [XcodebuildLogEvent.Origin: Counts] = [:]
     /// xcodebuild reported Swift Testing tests itself (`Suite/test()` or a global `test()`), so the library's own
-    /// `✔/✘` lines for them are duplicates and are not counted again.
-    var xcodebuildReportedSwiftTesting = false
+    /// `✔/✘` lines for them (events of origin `.swiftTesting`) are duplicates and are not counted again.
+    public internal(set) var xcodebuildReportedSwiftTesting = false
 
     struct Counts: Equatable, Sendable {
         var passed = 0
@@ -51,6 +51,7 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
 
     public init() {}
 
+    /// Tests counted once each, whichever kind of line reported them.
     public var passedCount: Int { total(\.passed) }
     public var failedCount: Int { total(\.failed) }
     public var skippedCount: Int { total(\.skipped) }

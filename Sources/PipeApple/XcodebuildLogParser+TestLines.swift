@@ -2,19 +2,26 @@ import Foundation
 import PipeCore
 
 extension XcodebuildLogParser {
+    /// How a test line can end: `passed (…)`, `failed on '…'`, `passed after …` and so on.
+    private static let endings: [(verb: String, status: TestCaseResult.Status)] = [
+        ("passed", .passed), ("failed", .failed), ("skipped", .skipped),
+    ]
+
     /// `Test Case '-[M.C t]' started.` / `passed (0.001 seconds).` (serial XCTest, also `swift test` on Linux) and
     /// `Test case 'C.t()' passed on '<destination>' (0.001 seconds)` (xcodebuild's own line).
     func readTestCaseLine(_ line: String) {
         let body = line.dropFirst("Test Case '".count)
         if line.hasPrefix("Test case '") {
-            for (verb, status) in [("passed", TestCaseResult.Status.passed), ("failed", .failed), ("skipped", .skipped)] {
+            for (verb, status) in Self.endings {
                 guard let marker = body.range(of: "' \(verb) on '") else { continue }
                 let printed = String(body[..<marker.lowerBound])
                 let identifier = TestIdentifier.normalize(printed)
                 // `Suite/test()` or a global `test()`: Swift Testing, which xcodebuild names with slashes.
                 if printed.contains("/") || !printed.contains(".") { facts.xcodebuildReportedSwiftTesting = true }
                 let duration = Self.seconds(inParenthesesAtEndOf: body[marker.upperBound...])
-                finishTest(TestCaseResult(identifier: identifier, status: status, durationSeconds: duration), origin: .xcodebuild)
+                finishTest(
+                    TestCaseResult(identifier: identifier, status: status, durationSeconds: duration),
+                    origin: .xcodebuild)
                 return
             }
             return
@@ -26,8 +33,7 @@ extension XcodebuildLogParser {
             startTest(identifier)
             return
         }
-        let statuses: [(String, TestCaseResult.Status)] = [("passed", .passed), ("failed", .failed), ("skipped", .skipped)]
-        guard let status = statuses.first(where: { tail.hasPrefix($0.0 + " (") })?.1 else { return }
+        guard let status = Self.endings.first(where: { tail.hasPrefix($0.verb + " (") })?.status else { return }
         let duration = Self.seconds(inParenthesesAtEndOf: tail)
         finishTest(TestCaseResult(identifier: identifier, status: status, durationSeconds: duration), origin: .xctest)
     }
@@ -49,18 +55,18 @@ extension XcodebuildLogParser {
         }
         if verb.hasPrefix("started") {
             startTest(identifier)
-        } else if verb.hasPrefix("passed after ") {
-            let seconds = Double(verb.dropFirst("passed after ".count).prefix { $0 != " " })
-            finishTest(TestCaseResult(identifier: identifier, status: .passed, durationSeconds: seconds), origin: .swiftTesting)
-        } else if verb.hasPrefix("failed after ") {
-            let seconds = Double(verb.dropFirst("failed after ".count).prefix { $0 != " " })
-            finishTest(TestCaseResult(identifier: identifier, status: .failed, durationSeconds: seconds), origin: .swiftTesting)
+        } else if let ending = Self.endings.first(where: { verb.hasPrefix($0.verb + " after ") }) {
+            let seconds = Double(verb.dropFirst(ending.verb.count + " after ".count).prefix { $0 != " " })
+            finishTest(
+                TestCaseResult(identifier: identifier, status: ending.status, durationSeconds: seconds),
+                origin: .swiftTesting)
         } else if verb.hasPrefix("skipped") {
             var reason: String?
             if let open = verb.firstIndex(of: "\""), let close = verb.lastIndex(of: "\""), open < close {
                 reason = String(verb[verb.index(after: open)..<close])
             }
-            finishTest(TestCaseResult(identifier: identifier, status: .skipped, failureMessage: reason), origin: .swiftTesting)
+            finishTest(
+                TestCaseResult(identifier: identifier, status: .skipped, failureMessage: reason), origin: .swiftTesting)
         } else if verb.hasPrefix("recorded an issue") {
             let (location, message) = Self.issueLocation(in: verb)
             recordIssue(identifier: identifier, location: location, message: message)
@@ -75,13 +81,15 @@ extension XcodebuildLogParser {
         let message = line[marker.upperBound...]
         if message.hasPrefix("-[") || message.hasPrefix("+["), let close = message.range(of: "] : ") {
             let identifier = TestIdentifier.normalize(String(message[..<close.lowerBound]) + "]")
-            recordIssue(identifier: identifier, location: Self.shortLocation(location), message: String(message[close.upperBound...]))
+            recordIssue(
+                identifier: identifier, location: Self.shortLocation(location),
+                message: String(message[close.upperBound...]))
             return
         }
+        // `path:line:column`: a path, then two numbers.
         let parts = location.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count >= 3, let column = parts.last, let row = parts.dropLast().last,
-            !column.isEmpty, !row.isEmpty, (column + row).allSatisfy({ $0.isASCII && $0.isNumber }),
-            !parts.dropLast(2).joined(separator: ":").isEmpty
+        guard parts.count >= 3, !parts[0].isEmpty,
+            parts.suffix(2).allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } })
         else { return }
         facts.compilerErrors.append(line)
         emit(.compilerError(location: String(location), message: String(message)))
@@ -89,12 +97,14 @@ extension XcodebuildLogParser {
 
     /// `<path>:<line>: -[M.C t] : Test skipped - <reason>`: the reason for the `skipped` line that follows.
     func readSkipLine(_ line: String) {
-        guard let open = line.range(of: ": -["), let close = line.range(of: "] : Test skipped", range: open.upperBound..<line.endIndex)
+        guard let open = line.range(of: ": -["),
+            let close = line.range(of: "] : Test skipped", range: open.upperBound..<line.endIndex)
         else { return }
         let identifier = TestIdentifier.normalize("-[" + line[open.upperBound..<close.lowerBound] + "]")
         var reason = line[close.upperBound...]
         if reason.hasPrefix(" - ") { reason = reason.dropFirst(3) }
-        recordIssue(identifier: identifier, location: Self.shortLocation(line[..<open.lowerBound]), message: String(reason))
+        recordIssue(
+            identifier: identifier, location: Self.shortLocation(line[..<open.lowerBound]), message: String(reason))
     }
 
     /// `example2()` or `"Display name"`, then the rest of the line.
@@ -121,7 +131,8 @@ extension XcodebuildLogParser {
             if let colon = candidate.range(of: ": ") {
                 let location = candidate[..<colon.lowerBound]
                 let parts = location.split(separator: ":")
-                if parts.count >= 3, parts.suffix(2).allSatisfy({ $0.allSatisfy(\.isNumber) }), !location.contains(" ") {
+                if parts.count >= 3, parts.suffix(2).allSatisfy({ $0.allSatisfy(\.isNumber) }), !location.contains(" ")
+                {
                     return (String(location), String(candidate[colon.upperBound...]))
                 }
             }

@@ -12,6 +12,7 @@ import PipeCore
 /// Feed stdout and stderr to separate parsers, or to one parser only in whole lines: a line is only whole within
 /// one stream.
 public final class XcodebuildLogParser {
+    /// Everything read so far.
     public internal(set) var facts = XcodebuildLogFacts()
 
     private var assembler: LineAssembler
@@ -69,9 +70,8 @@ public final class XcodebuildLogParser {
 
     private func read(line bytes: UnsafeBufferPointer<UInt8>) {
         facts.lineCount += 1
-        if readsBlockItem(bytes) { return }
-        guard !bytes.isEmpty else { return }
         scanAnywhere(bytes)
+        if readsBlockItem(bytes) { return }
         readStartOfLine(bytes)
     }
 
@@ -83,7 +83,7 @@ public final class XcodebuildLogParser {
         case .none:
             return false
         case .toolErrorDetails(let remaining):
-            guard isIndented || (bytes.first == 0x20 && !isBlank), !isBlank, remaining > 0 else {
+            guard bytes.first == 0x09 || bytes.first == 0x20, !isBlank, remaining > 0 else {
                 block = .none
                 return false
             }
@@ -137,8 +137,9 @@ public final class XcodebuildLogParser {
         }
     }
 
-    /// Texts that matter wherever they appear in a line.
+    /// Texts that matter wherever they appear, in any line (block items included).
     private func scanAnywhere(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if Self.contains(bytes, Needle.buildFailedNote) { facts.testingCancelledBecauseBuildFailed = true }
         if Self.contains(bytes, Needle.noSpace) || Self.contains(bytes, Needle.notEnoughDiskSpace) {
             facts.diskFullLines.append(Self.text(bytes))
         }
@@ -198,7 +199,6 @@ public final class XcodebuildLogParser {
         }
         if Self.contains(bytes, Needle.error) { readErrorLine(Self.text(bytes)) }
         if Self.contains(bytes, Needle.testSkipped) { readSkipLine(Self.text(bytes)) }
-        if Self.contains(bytes, Needle.buildFailedNote) { facts.testingCancelledBecauseBuildFailed = true }
     }
 
     // MARK: - Issues waiting for their test

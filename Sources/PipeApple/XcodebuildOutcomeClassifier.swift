@@ -29,6 +29,7 @@ import PipeCore
 /// 10. Another `xcodebuild: error:` → `plugin-error` for exit 64 (Pipe built a command xcodebuild refused),
 ///     `host-config` otherwise; an exit of 128 or more, or no banner at all → `infrastructure` (killed or crashed).
 public enum XcodebuildOutcomeClassifier {
+    /// The outcome and its evidence; `summary` is the bundle's `get test-results summary`, when it could be read.
     public static func classify(
         exit: RemoteExit, log: XcodebuildLogFacts, summary: XcresultSummary? = nil
     ) -> XcodebuildVerdict {
@@ -156,13 +157,16 @@ public enum XcodebuildOutcomeClassifier {
             }
         }
         if code == 127 || code == 126 {
-            return evidence.verdict(.hostConfig, "the shell could not run xcodebuild (exit \(code)): is Xcode installed?")
+            return evidence.verdict(
+                .hostConfig, "the shell could not run xcodebuild (exit \(code)): is Xcode installed?")
         }
         return nil
     }
 
     /// Step 5: `xcodebuild: error: Could not resolve package dependencies:` and its indented cause.
-    private static func packageResolutionVerdict(log: XcodebuildLogFacts, evidence: inout Evidence) -> XcodebuildVerdict? {
+    private static func packageResolutionVerdict(log: XcodebuildLogFacts, evidence: inout Evidence)
+        -> XcodebuildVerdict?
+    {
         guard let line = log.toolErrors.items.first(where: { $0.contains("Could not resolve package dependencies") })
         else { return nil }
         evidence.add(line)
@@ -225,7 +229,8 @@ private struct Evidence {
     mutating func addCounts() {
         var text = "\(log.passedCount) passed, \(log.failedCount) failed, \(log.skippedCount) skipped in the log"
         if let summary {
-            text += "; bundle: \(summary.passedTests) passed, \(summary.failedTests) failed of \(summary.totalTestCount)"
+            text +=
+                "; bundle: \(summary.passedTests) passed, \(summary.failedTests) failed of \(summary.totalTestCount)"
         }
         add(text)
     }
@@ -243,7 +248,9 @@ private struct Evidence {
             add(line)
         }
         for failure in (summary?.testFailures ?? []).prefix(3) {
-            add("bundle: \(failure.testIdentifierString ?? failure.testName): \(failure.failureText)")
+            let allowance =
+                failure.exceededExecutionTimeAllowance ? " (over XCTest's time allowance: a test failure)" : ""
+            add("bundle: \(failure.testIdentifierString ?? failure.testName): \(failure.failureText)\(allowance)")
         }
         for line in log.executionTimeAllowanceLines.items.prefix(2) {
             add("over XCTest's execution time allowance (a test failure): \(line)")

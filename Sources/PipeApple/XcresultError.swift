@@ -11,11 +11,13 @@ public enum XcresultError: Error, Equatable, CustomStringConvertible, Sendable {
     public var description: String {
         switch self {
         case .emptyOutput(let command):
-            return "`xcrun xcresulttool \(command)` printed nothing; check that the result bundle exists and is complete"
+            return
+                "`xcrun xcresulttool \(command)` printed nothing; check that the result bundle exists and is complete"
         case .notJSON(let command, let firstLine):
             var hint = "check the result bundle path and the host's Xcode"
             if firstLine.contains("--legacy") {
-                hint = "this xcresulttool wants the legacy command; check `xcrun xcresulttool version` (≥ 23021 needs "
+                hint =
+                    "this xcresulttool wants the legacy command; check `xcrun xcresulttool version` (≥ 23021 needs "
                     + "`get test-results …`)"
             }
             return "`xcrun xcresulttool \(command)` did not print JSON; it printed '\(firstLine)'; \(hint)"

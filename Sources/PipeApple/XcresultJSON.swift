@@ -7,7 +7,7 @@ enum XcresultJSON {
             throw XcresultError.emptyOutput(command: command)
         }
         guard (try? JSONSerialization.jsonObject(with: output, options: [])) is [String: Any] else {
-            throw XcresultError.notJSON(command: command, firstLine: SimctlListParser.firstLine(of: output))
+            throw XcresultError.notJSON(command: command, firstLine: ToolOutput.firstLine(output))
         }
         do {
             return try JSONDecoder().decode(type, from: output)

@@ -22,6 +22,7 @@ public struct XcresultSummary: Equatable, Sendable, Decodable {
     public var testFailures: [TestFailure]
     public var devicesAndConfigurations: [DeviceAndConfiguration]
 
+    /// One failed test (`testFailures`).
     public struct TestFailure: Equatable, Sendable, Decodable {
         public var testName: String
         public var targetName: String?
@@ -44,6 +45,7 @@ public struct XcresultSummary: Equatable, Sendable, Decodable {
         }
     }
 
+    /// Counts per run destination and test plan configuration.
     public struct DeviceAndConfiguration: Equatable, Sendable, Decodable {
         public var device: Device?
         public var passedTests: Int?
@@ -52,6 +54,7 @@ public struct XcresultSummary: Equatable, Sendable, Decodable {
         public var expectedFailures: Int?
     }
 
+    /// The device (simulator) the tests ran on.
     public struct Device: Equatable, Sendable, Decodable {
         public var deviceId: String?
         public var deviceName: String?

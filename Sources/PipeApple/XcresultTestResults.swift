@@ -7,6 +7,7 @@ public struct XcresultTestResults: Equatable, Sendable, Decodable {
     public var devices: [XcresultSummary.Device]
     public var testNodes: [Node]
 
+    /// One node of the tree; its kind is `nodeType`.
     public struct Node: Equatable, Sendable, Decodable {
         /// `Test Plan`, `Unit test bundle`, `UI test bundle`, `Test Suite`, `Test Case`, `Arguments`, `Repetition`,
         /// `Failure Message`, …
@@ -91,7 +92,8 @@ public struct XcresultTestResults: Equatable, Sendable, Decodable {
         case .unknown, .other, nil: return nil
         }
         let duration = node.durationInSeconds ?? node.duration.flatMap(seconds(fromDuration:))
-        var result = TestCaseResult(identifier: node.nodeIdentifier ?? node.name, status: status, durationSeconds: duration)
+        var result = TestCaseResult(
+            identifier: node.nodeIdentifier ?? node.name, status: status, durationSeconds: duration)
         if status == .failed || status == .skipped, let message = firstFailureMessage(in: node) {
             (result.failureLocation, result.failureMessage) = splitLocation(message)
         }
@@ -111,7 +113,8 @@ public struct XcresultTestResults: Equatable, Sendable, Decodable {
         guard let separator = message.range(of: ": ") else { return (nil, message) }
         let location = message[..<separator.lowerBound]
         guard let colon = location.lastIndex(of: ":"), !location.contains(" "),
-            location[location.index(after: colon)...].allSatisfy(\.isNumber), location.index(after: colon) < location.endIndex
+            location[location.index(after: colon)...].allSatisfy(\.isNumber),
+            location.index(after: colon) < location.endIndex
         else { return (nil, message) }
         return (String(location), String(message[separator.upperBound...]))
     }

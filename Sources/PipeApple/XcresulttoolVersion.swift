@@ -24,11 +24,11 @@ public struct XcresulttoolVersion: Equatable, Comparable, Sendable {
     public static func parse(_ output: String) throws -> XcresulttoolVersion {
         let marker = "xcresulttool version "
         guard let range = output.range(of: marker) else {
-            throw XcresultError.unrecognizedVersion(Self.firstLine(output))
+            throw XcresultError.unrecognizedVersion(ToolOutput.firstLine(output))
         }
         let digits = output[range.upperBound...].prefix { $0.isASCII && $0.isNumber }
         guard !digits.isEmpty, let build = Int(digits) else {
-            throw XcresultError.unrecognizedVersion(Self.firstLine(output))
+            throw XcresultError.unrecognizedVersion(ToolOutput.firstLine(output))
         }
         var format: String?
         if let formatRange = output.range(of: "format version", options: .backwards) {
@@ -60,8 +60,4 @@ public struct XcresulttoolVersion: Equatable, Comparable, Sendable {
 
     public static func < (lhs: XcresulttoolVersion, rhs: XcresulttoolVersion) -> Bool { lhs.build < rhs.build }
 
-    private static func firstLine(_ text: String) -> String {
-        let line = text.split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
-        return line.count > 120 ? String(line.prefix(120)) + "…" : line
-    }
 }

@@ -34,7 +34,8 @@ final class SimctlListParserJSONTests: XCTestCase {
     }
 
     func testXcode12TvOSDevice() throws {
-        let device = try XCTUnwrap(try SimctlListParser.parseJSON(try Fixture.data("simctl/devices-xcode12.json")).first)
+        let device = try XCTUnwrap(
+            try SimctlListParser.parseJSON(try Fixture.data("simctl/devices-xcode12.json")).first)
         XCTAssertEqual(device.platform, "tvOS")
         XCTAssertEqual(device.runtimeName, "tvOS 14.2")
         XCTAssertFalse(device.isAvailable)
@@ -50,7 +51,8 @@ final class SimctlListParserJSONTests: XCTestCase {
     }
 
     func testXcode10_1DisplayNameKeys() throws {
-        let device = try XCTUnwrap(try SimctlListParser.parseJSON(try Fixture.data("simctl/devices-xcode10.1.json")).first)
+        let device = try XCTUnwrap(
+            try SimctlListParser.parseJSON(try Fixture.data("simctl/devices-xcode10.1.json")).first)
         XCTAssertEqual(device.runtimeIdentifier, "iOS 12.0")
         XCTAssertEqual(device.platform, "iOS")
         XCTAssertEqual(device.runtimeVersion, "12.0")
@@ -132,7 +134,8 @@ final class SimctlListParserJSONTests: XCTestCase {
             guard case .notJSON(let firstLine, _)? = error as? SimctlListError else {
                 return XCTFail("unexpected \(error)")
             }
-            XCTAssertEqual(firstLine, "xcrun: error: unable to find utility \"simctl\", not a developer tool or in PATH")
+            XCTAssertEqual(
+                firstLine, "xcrun: error: unable to find utility \"simctl\", not a developer tool or in PATH")
             XCTAssertTrue("\(error)".contains("xcode-select -p"))
         }
     }
@@ -181,6 +184,8 @@ final class SimctlListParserJSONTests: XCTestCase {
     func testParseChoosesJSONOrTextByTheFirstCharacter() throws {
         XCTAssertEqual(try SimctlListParser.parse(try Fixture.data("simctl/devices-xcode15.4.json")).count, 2)
         XCTAssertEqual(try SimctlListParser.parse(try Fixture.data("simctl/text-xcode15.4.txt")).count, 6)
-        XCTAssertThrowsError(try SimctlListParser.parse(Data())) { XCTAssertEqual($0 as? SimctlListError, .emptyOutput) }
+        XCTAssertThrowsError(try SimctlListParser.parse(Data())) {
+            XCTAssertEqual($0 as? SimctlListError, .emptyOutput)
+        }
     }
 }

@@ -26,7 +26,8 @@ final class SimctlListParserTextTests: XCTestCase {
         let booted = try XCTUnwrap(simulators.first { $0.name == "iPhone 17 Pro" })
         XCTAssertEqual(booted.state, "Booted")
         XCTAssertEqual(booted.udid, "FCFE9A4C-A3BA-4AD4-B160-2679BFE19258")
-        XCTAssertEqual(try XCTUnwrap(simulators.first { $0.name == "iPad (A16)" }).udid, "21D822CC-6844-4115-8426-8CE7F0D5F3F6")
+        XCTAssertEqual(
+            try XCTUnwrap(simulators.first { $0.name == "iPad (A16)" }).udid, "21D822CC-6844-4115-8426-8CE7F0D5F3F6")
         let unavailable = try XCTUnwrap(simulators.first { $0.name == "iPhone 17" })
         XCTAssertFalse(unavailable.isAvailable)
         XCTAssertEqual(unavailable.state, "Shutdown")
@@ -60,7 +61,8 @@ final class SimctlListParserTextTests: XCTestCase {
 
     func testRepeatedHeaderAndCRLFLineEnds() throws {
         // Two runtimes sharing a display name print the same header twice (apple-formats.md 2.1).
-        let text = "== Devices ==\r\n-- iOS 15.5 --\r\n-- iOS 15.5 --\r\n"
+        let text =
+            "== Devices ==\r\n-- iOS 15.5 --\r\n-- iOS 15.5 --\r\n"
             + "    iPhone 8 (E36D7DEC-9BED-4267-9A78-000000000000) (Shutdown) \r\n"
         let simulators = try SimctlListParser.parseText(text)
         XCTAssertEqual(simulators.map(\.runtimeName), ["iOS 15.5"])
@@ -91,7 +93,8 @@ final class SimctlListParserTextTests: XCTestCase {
         XCTAssertThrowsError(try SimctlListParser.parseText(text)) {
             XCTAssertEqual(
                 $0 as? SimctlListError,
-                .notAListing(firstLine: "xcrun: error: unable to find utility \"simctl\", not a developer tool or in PATH"))
+                .notAListing(
+                    firstLine: "xcrun: error: unable to find utility \"simctl\", not a developer tool or in PATH"))
         }
     }
 

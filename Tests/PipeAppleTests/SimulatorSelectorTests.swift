@@ -13,7 +13,8 @@ final class SimulatorSelectorTests: XCTestCase {
         available: Bool = true
     ) -> Simulator {
         Simulator(
-            udid: udid, name: name, runtimeIdentifier: "com.apple.CoreSimulator.SimRuntime.iOS-"
+            udid: udid, name: name,
+            runtimeIdentifier: "com.apple.CoreSimulator.SimRuntime.iOS-"
                 + version.replacingOccurrences(of: ".", with: "-"),
             runtimeName: "iOS \(version)", platform: "iOS", runtimeVersion: version, state: state,
             isAvailable: available)
@@ -39,8 +40,11 @@ final class SimulatorSelectorTests: XCTestCase {
         XCTAssertEqual(choice.simulator.udid, "FF000000-0000-0000-0000-000000000000")
         XCTAssertTrue(choice.reason.hasSuffix("; 3 simulators matched: the booted one preferred"), choice.reason)
 
-        let noneBooted = [simulator("1B000000-0000-0000-0000-000000000000"), simulator("0A000000-0000-0000-0000-000000000000")]
-        let lowest = try SimulatorSelector.choose(from: noneBooted, criteria: SimulatorCriteria(deviceName: "iPhone 15"))
+        let noneBooted = [
+            simulator("1B000000-0000-0000-0000-000000000000"), simulator("0A000000-0000-0000-0000-000000000000"),
+        ]
+        let lowest = try SimulatorSelector.choose(
+            from: noneBooted, criteria: SimulatorCriteria(deviceName: "iPhone 15"))
         XCTAssertEqual(lowest.simulator.udid, "0A000000-0000-0000-0000-000000000000")
         XCTAssertTrue(lowest.reason.hasSuffix("none booted, so the lowest UDID"), lowest.reason)
     }
@@ -62,7 +66,8 @@ final class SimulatorSelectorTests: XCTestCase {
         ]
         let exact = try SimulatorSelector.choose(from: listing, criteria: SimulatorCriteria(deviceName: "iPhone 15"))
         XCTAssertEqual(exact.simulator.udid, "B2")
-        let ignoringCase = try SimulatorSelector.choose(from: listing, criteria: SimulatorCriteria(deviceName: "iphone  15"))
+        let ignoringCase = try SimulatorSelector.choose(
+            from: listing, criteria: SimulatorCriteria(deviceName: "iphone  15"))
         XCTAssertEqual(ignoringCase.simulator.udid, "B2")
         XCTAssertTrue(ignoringCase.reason.contains("device 'iphone  15' (ignoring case)"), ignoringCase.reason)
     }
@@ -73,8 +78,10 @@ final class SimulatorSelectorTests: XCTestCase {
             simulator("D", version: "16.4"),
         ]
         func pick(_ runtime: String?) throws -> String {
-            try SimulatorSelector.choose(from: listing, criteria: SimulatorCriteria(deviceName: "iPhone 15", runtime: runtime))
-                .simulator.udid
+            try SimulatorSelector.choose(
+                from: listing, criteria: SimulatorCriteria(deviceName: "iPhone 15", runtime: runtime)
+            )
+            .simulator.udid
         }
         XCTAssertEqual(try pick(nil), "C")
         XCTAssertEqual(try pick("latest"), "C")
@@ -115,7 +122,8 @@ final class SimulatorSelectorTests: XCTestCase {
                 udidSource: "SIM_UDID")
         ) { error in
             let selection = error as? SimulatorSelectionError
-            XCTAssertEqual(selection?.kind, .udidNotFound(udid: "00000000-DEAD-BEEF-0000-000000000000", source: "SIM_UDID"))
+            XCTAssertEqual(
+                selection?.kind, .udidNotFound(udid: "00000000-DEAD-BEEF-0000-000000000000", source: "SIM_UDID"))
             XCTAssertEqual(selection?.outcome, .hostConfig)
             XCTAssertEqual(
                 "\(error)",
@@ -175,7 +183,9 @@ final class SimulatorSelectorTests: XCTestCase {
     }
 
     func testPlatformTheHostDoesNotHave() throws {
-        XCTAssertThrowsError(try SimulatorSelector.choose(from: try xcode26(), criteria: SimulatorCriteria(platform: "tvOS"))) {
+        XCTAssertThrowsError(
+            try SimulatorSelector.choose(from: try xcode26(), criteria: SimulatorCriteria(platform: "tvOS"))
+        ) {
             guard case .noMatch(let detail, _)? = ($0 as? SimulatorSelectionError)?.kind else {
                 return XCTFail("unexpected \($0)")
             }
