@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "PipeBasics", dependencies: ["CCrypto"], swiftSettings: strictSettings),
         .target(name: "PipeCore", dependencies: ["PipeBasics"], swiftSettings: strictSettings),
         .target(name: "PipeSpec", dependencies: ["PipeCore", "CYAML"], swiftSettings: strictSettings),
-        .target(name: "PipeApple", dependencies: ["PipeCore"], swiftSettings: strictSettings),
+        .target(name: "PipeApple", dependencies: ["PipeCore", "PipeBasics"], swiftSettings: strictSettings),
         .target(name: "PipeSSH", dependencies: ["PipeCore", "CSSH2"], swiftSettings: strictSettings),
         .target(name: "PipeGit", dependencies: ["PipeCore", "CGit2"], swiftSettings: strictSettings),
         .target(name: "PipeStore", dependencies: ["PipeCore", "CSQLite"], swiftSettings: strictSettings),
