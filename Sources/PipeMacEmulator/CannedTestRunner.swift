@@ -52,7 +52,7 @@ struct CannedTestRunner: TestRunner {
         return BuildOutcome(succeeded: true)
     }
 
-    func runTests(selection: TestSelection, reporter: XCTestReporter) throws -> String? {
+    func runTests(selection: TestSelection, reporter: XCTestReporter) throws -> TestRunProblem? {
         let selected = scheme.tests.filter { selection.includes($0.identity) }
         let runStart = Date()
         let top = selection.isFiltered ? "Selected tests" : "All tests"

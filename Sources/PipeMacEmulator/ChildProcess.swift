@@ -62,8 +62,7 @@ final class ChildProcess {
         let argv = ([resolved] + arguments).map { strdup($0) } + [nil]
         let envp = environment.sorted { $0.key < $1.key }.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv + envp { free(pointer) }
         }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, resolved, &actions, &attributes, argv, envp)
@@ -116,9 +115,10 @@ final class ChildProcess {
         throw ChildProcessError.notFound(name: name, searchPath: searchPath)
     }
 
-    private typealias AddChdir = @convention(c) (
-        UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
-    ) -> Int32
+    private typealias AddChdir =
+        @convention(c) (
+            UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>
+        ) -> Int32
 
     /// `posix_spawn_file_actions_addchdir_np` (glibc ≥ 2.29), looked up at run time: Swift's Glibc module does not
     /// export the GNU extension.
@@ -128,7 +128,9 @@ final class ChildProcess {
         return unsafeBitCast(symbol, to: AddChdir.self)
     }()
 
-    private static func addChdir(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: UnsafePointer<CChar>)
+    private static func addChdir(
+        _ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ path: UnsafePointer<CChar>
+    )
         -> Int32
     {
         guard let addChdirFunction else { return ENOSYS }

@@ -136,7 +136,8 @@ public struct EmulatedHostConfig: Codable, Equatable {
             }
             if let state = simulator.state, !SimulatorState.known.contains(state) {
                 problems.append(
-                    "simulators[\(index)].state '\(state)' is not one of \(SimulatorState.known.joined(separator: ", "))")
+                    "simulators[\(index)].state '\(state)' is not one of \(SimulatorState.known.joined(separator: ", "))"
+                )
             }
         }
         if let crash = faults?.crashMidTest, crash < 0 { problems.append("faults.crashMidTest must be 0 or more") }

@@ -54,7 +54,8 @@ public enum Emulator {
         }
         if tool == "xcrun" { return Xcrun(context: context).run(rest) }
         guard ["simctl", "xcodebuild", "xcresulttool"].contains(tool) else {
-            context.stderr.line("pipe-mac-emulator: unknown tool '\(tool)'; expected xcrun, xcodebuild, xcresulttool or simctl")
+            context.stderr.line(
+                "pipe-mac-emulator: unknown tool '\(tool)'; expected xcrun, xcodebuild, xcresulttool or simctl")
             return 64
         }
         return runTool(tool, rest, context: context)

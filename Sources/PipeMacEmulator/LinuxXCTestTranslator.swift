@@ -31,7 +31,8 @@ final class LinuxXCTestTranslator {
         #"^\s*Executed (\d+) tests?, with (?:(\d+) tests? skipped and )?(\d+) failures? \((\d+) unexpected\) in ([\d.]+) \(([\d.]+)\) seconds$"#
     )
     private static let caseStarted = regex(#"^Test Case '([^'.]+)\.([^'.]+)' started at .+$"#)
-    private static let caseFinished = regex(#"^Test Case '([^'.]+)\.([^'.]+)' (passed|failed|skipped) \(([\d.]+) seconds\)\.?$"#)
+    private static let caseFinished = regex(
+        #"^Test Case '([^'.]+)\.([^'.]+)' (passed|failed|skipped) \(([\d.]+) seconds\)\.?$"#)
     private static let failure = regex(#"^(.+?):(\d+): error: ([^\s.]+)\.([^\s.]+) : (.*)$"#)
     private static let skip = regex(#"^(.+?):(\d+): ([^\s.]+)\.([^\s.]+) : Test skipped(?: - (.*))?$"#)
 
@@ -68,7 +69,8 @@ final class LinuxXCTestTranslator {
     }
 
     private func identity(suite: String, name: String) -> TestIdentity {
-        TestIdentity(target: suiteTargets[suite] ?? bundleName.replacingOccurrences(of: ".xctest", with: ""),
+        TestIdentity(
+            target: suiteTargets[suite] ?? bundleName.replacingOccurrences(of: ".xctest", with: ""),
             suite: suite, name: name)
     }
 

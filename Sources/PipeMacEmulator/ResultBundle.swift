@@ -40,7 +40,8 @@ enum ResultBundle {
             let plist = try? PropertyListSerialization.propertyList(from: plistData, format: nil) as? [String: Any],
             let root = plist["rootId"] as? [String: Any], let id = root["hash"] as? String
         else {
-            throw ResultBundleError.notABundle("Info.plist at \(info.path) has no rootId; the result bundle is corrupted")
+            throw ResultBundleError.notABundle(
+                "Info.plist at \(info.path) has no rootId; the result bundle is corrupted")
         }
         let dataURL = url.appendingPathComponent("Data/data.\(id)")
         guard let data = try? Data(contentsOf: dataURL) else {

@@ -113,13 +113,17 @@ struct Simctl {
         try store.update { records in
             let current = records[device.udid]?.state ?? device.state
             if current == SimulatorState.booted {
-                if failIfBooted { throw SimctlFailure.simError(code: 405, "Unable to boot device in current state: Booted") }
+                if failIfBooted {
+                    throw SimctlFailure.simError(code: 405, "Unable to boot device in current state: Booted")
+                }
                 return
             }
             var record = records[device.udid] ?? .init(state: current, lastBootedAt: device.lastBootedAt)
             record.state = SimulatorState.booted
             record.lastBootedAt = Self.isoNow()
-            if record.installedApps == nil, !device.installedApps.isEmpty { record.installedApps = device.installedApps }
+            if record.installedApps == nil, !device.installedApps.isEmpty {
+                record.installedApps = device.installedApps
+            }
             records[device.udid] = record
         }
     }

@@ -62,7 +62,8 @@ struct SwiftBuildTranslator {
         case "Compiling" where words.count == 3 && !Self.isGenerated(words[1]):
             let module = words[1]
             return words[2].components(separatedBy: ", ").flatMap { name -> [String] in
-                let file = sourceFiles[name]?.first { workspace.target(ofFile: $0) == module }
+                let file =
+                    sourceFiles[name]?.first { workspace.target(ofFile: $0) == module }
                     ?? workspace.absolute("Sources/\(module)/\(name)")
                 return [
                     BuildLogLine.compile(file: file, target: module, project: project, architecture: architecture), "",

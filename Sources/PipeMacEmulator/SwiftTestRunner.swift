@@ -46,7 +46,8 @@ final class SwiftTestRunner: TestRunner {
         guard termination.succeeded else {
             var errors = translator.errors
             if errors.isEmpty {
-                let reasons = translator.generalErrors.isEmpty
+                let reasons =
+                    translator.generalErrors.isEmpty
                     ? ["swift build failed (\(termination))"] : translator.generalErrors
                 errors = reasons.map { .init(file: nil, line: nil, column: nil, message: $0) }
             }
@@ -60,7 +61,7 @@ final class SwiftTestRunner: TestRunner {
         return BuildOutcome(succeeded: true)
     }
 
-    func runTests(selection: TestSelection, reporter: XCTestReporter) throws -> String? {
+    func runTests(selection: TestSelection, reporter: XCTestReporter) throws -> TestRunProblem? {
         let binary = try testBinary()
         var listed: [TestIdentity] = []
         let listing = try runChild(binary, ["--list-tests"]) { line, _ in
@@ -77,7 +78,6 @@ final class SwiftTestRunner: TestRunner {
         let targets = Set(selected.map(\.target))
         let bundle = targets.count == 1 ? "\(targets.first!).xctest" : "\(workspace.packageName)PackageTests.xctest"
         let topSuite = selection.isFiltered ? "Selected tests" : "All tests"
-        let everything = selected.count == listed.count
         if selected.isEmpty {
             // The XCTest binary runs everything when given no names, so an empty selection never reaches it.
             let now = XCTestReporter.timestamp()
@@ -86,25 +86,50 @@ final class SwiftTestRunner: TestRunner {
             reporter.executed(total: 0, skipped: 0, failures: 0, unexpected: 0, testSeconds: 0, wallSeconds: 0)
             return nil
         }
-        let names = selected.map { "\($0.target).\($0.suite)/\($0.name)" }.joined(separator: ",")
-        let translator = LinuxXCTestTranslator(
-            reporter: reporter, suiteTargets: suiteTargets, bundleName: bundle, topSuiteName: topSuite)
-        let termination = try runChild(binary, everything ? [] : [names]) { line, child in
-            translator.consume(line)
-            // The crash fault, in-process: end the test process as the emulator's own death would.
-            if reporter.stopRequested { kill(child.pid, SIGKILL) }
-        }
-        if reporter.stopRequested { return nil }
-        if case .signaled(let number) = termination {
-            let reason = "Crash: \(URL(fileURLWithPath: binary).lastPathComponent) (signal \(number))"
-            reporter.caseCrashed(reason: reason)
-            return "Test process crashed (signal \(number))"
-        }
-        if case .exited(let code) = termination, code != 0, reporter.failedTests.isEmpty {
-            return "Test process exited with code \(code) without reporting a failure"
+        let binaryName = URL(fileURLWithPath: binary).lastPathComponent
+        var remaining = selected
+        var launches = 0
+        // Like Xcode, a crashed test process is relaunched for the tests that have not run yet.
+        while !remaining.isEmpty {
+            let names = remaining.map { "\($0.target).\($0.suite)/\($0.name)" }.joined(separator: ",")
+            let translator = LinuxXCTestTranslator(
+                reporter: reporter, suiteTargets: suiteTargets, bundleName: bundle,
+                topSuiteName: launches == 0 ? topSuite : "Selected tests")
+            let everything = launches == 0 && selected.count == listed.count
+            var pid: pid_t = 0
+            let termination = try runChild(binary, everything ? [] : [names]) { line, child in
+                pid = child.pid
+                translator.consume(line)
+                // The crash fault, in-process: end the test process as the emulator's own death would.
+                if reporter.stopRequested { kill(child.pid, SIGKILL) }
+            }
+            launches += 1
+            if reporter.stopRequested { return nil }
+            guard case .signaled = termination else {
+                if case .exited(let code) = termination, code != 0, reporter.failedTests.isEmpty {
+                    return TestRunProblem(
+                        suite: bundle, message: "Test process exited with code \(code) without reporting a failure",
+                        test: nil)
+                }
+                return nil
+            }
+            let crashed = reporter.runningTest
+            let crash = "Crash: \(binaryName) (\(pid))" + (crashed.map { " \($0.failingTestsName)" } ?? "")
+            reporter.caseCrashed(reason: crash)
+            let finished = Set(reporter.tests.map(\.identity))
+            remaining = remaining.filter { !finished.contains($0) }
+            if !remaining.isEmpty, launches > Self.maximumRestarts {
+                return TestRunProblem(
+                    suite: crashed?.suite ?? bundle,
+                    message: "Exceeded max restart count of \(Self.maximumRestarts). (Underlying Error: \(crash))",
+                    test: crashed)
+            }
         }
         return nil
     }
+
+    /// Xcode relaunches a crashed test process twice before giving up on the rest.
+    static let maximumRestarts = 2
 
     /// `ReaderTests.ReadingIDTests/testTrims` → its identity.
     static func parseListed(_ line: String) -> TestIdentity? {
@@ -133,8 +158,11 @@ final class SwiftTestRunner: TestRunner {
     {
         let child: ChildProcess
         do {
+            var childEnvironment = environment
+            // A Mac writes a crash report to a file; Swift's Linux backtracer would flood the log instead.
+            if childEnvironment["SWIFT_BACKTRACE"] == nil { childEnvironment["SWIFT_BACKTRACE"] = "enable=no" }
             child = try ChildProcess.spawn(
-                executable: executable, arguments: arguments, environment: environment,
+                executable: executable, arguments: arguments, environment: childEnvironment,
                 workingDirectory: workspace.root.path)
         } catch {
             throw XcodebuildError.toolchain("\(error)")

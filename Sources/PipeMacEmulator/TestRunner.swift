@@ -51,8 +51,17 @@ protocol TestRunner {
     /// Runs the build phase, printing Xcode-style build lines.
     func build() throws -> BuildOutcome
 
-    /// Runs the selected tests, driving `reporter`; returns why the test process ended abnormally, if it did.
-    func runTests(selection: TestSelection, reporter: XCTestReporter) throws -> String?
+    /// Runs the selected tests, driving `reporter`; returns why the run could not finish, if it could not.
+    func runTests(selection: TestSelection, reporter: XCTestReporter) throws -> TestRunProblem?
+}
+
+/// A test run that could not give every selected test a verdict, listed under "Testing failed:" as
+/// `Run test suite <suite> encountered an error (<message>)` (apple-formats.md 3.8).
+struct TestRunProblem: Equatable {
+    var suite: String
+    var message: String
+    /// The test that was running; Xcode reports it here rather than under "Failing tests:".
+    var test: TestIdentity?
 }
 
 /// Xcode-style build log lines shared by both runners.

@@ -36,7 +36,8 @@ enum XCResultJSON {
         }
         return .object([
             .init("devicesAndConfigurations", .array(devices)),
-            .init("environmentDescription", .string("\(record.containerName) · Built with macOS \(record.macOSVersion)")),
+            .init(
+                "environmentDescription", .string("\(record.containerName) · Built with macOS \(record.macOSVersion)")),
             .init("expectedFailures", .int(0)),
             .init("failedTests", .int(counts.failed)),
             .init("finishTime", .double(rounded(record.finishTime))),

@@ -32,8 +32,9 @@ struct XCResultTool {
         }
         let report = arguments[1]
         guard report == "summary" || report == "tests" else {
-            context.stderr.line("Error: the emulated xcresulttool answers 'get test-results summary' and "
-                + "'get test-results tests' only (asked: \(report)).")
+            context.stderr.line(
+                "Error: the emulated xcresulttool answers 'get test-results summary' and "
+                    + "'get test-results tests' only (asked: \(report)).")
             return 64
         }
         var path: String?
@@ -81,7 +82,8 @@ struct XCResultTool {
             return 1
         }
         let document = report == "summary" ? XCResultJSON.summary(record) : XCResultJSON.tests(record)
-        context.stdout.write(document.rendered(AppleJSON.Style(sortsKeys: true, escapesSlashes: false, compact: compact)))
+        context.stdout.write(
+            document.rendered(AppleJSON.Style(sortsKeys: true, escapesSlashes: false, compact: compact)))
         return 0
     }
 

@@ -6,7 +6,8 @@ import Foundation
 /// Both runners drive it: the canned runner from its fixture, the real runner from translated Linux XCTest lines.
 final class XCTestReporter {
     private let output: EmulatorOutput
-    private var current: (identity: TestIdentity, failures: [ResultBundleRecord.Issue], skip: ResultBundleRecord.Issue?)?
+    private var current:
+        (identity: TestIdentity, failures: [ResultBundleRecord.Issue], skip: ResultBundleRecord.Issue?)?
     private(set) var tests: [ResultBundleRecord.TestCase] = []
     /// Called after each finished test with the number finished so far (the crash fault counts with it).
     var onTestFinished: ((Int) -> Void)?
@@ -75,18 +76,24 @@ final class XCTestReporter {
         onTestFinished?(tests.count)
     }
 
-    /// Records the running test as failed by a crash of the test process, with Xcode's restart line.
+    /// A crashed test process: prints Xcode's restart line and records the running test (if any) as failed.
     func caseCrashed(reason: String) {
-        guard let running = current else { return }
+        guard let running = current else {
+            output.line(
+                "Restarting after unexpected exit, crash, or test timeout; summary will include totals from previous "
+                    + "launches.")
+            return
+        }
+        current = nil
         output.line(
             "Restarting after unexpected exit, crash, or test timeout in \(running.identity.failingTestsName); "
                 + "summary will include totals from previous launches.")
-        current = nil
         tests.append(
             .init(
                 target: running.identity.target, suite: running.identity.suite, name: running.identity.name,
-                status: "failed", duration: 0, failures: running.failures + [.init(file: nil, line: nil, message: reason)],
-                skipReason: nil))
+                status: "failed", duration: 0,
+                failures: running.failures + [.init(file: nil, line: nil, message: reason)], skipReason: nil))
+        onTestFinished?(tests.count)
     }
 
     /// Any other line the test process printed.

@@ -24,7 +24,8 @@ struct XcodebuildArguments: Equatable {
     private static let valueOptions: Set<String> = [
         "-project", "-workspace", "-scheme", "-destination", "-resultBundlePath", "-derivedDataPath", "-configuration",
         "-sdk", "-testPlan", "-xcconfig", "-toolchain", "-arch", "-target", "-parallel-testing-enabled",
-        "-parallel-testing-worker-count", "-maximum-parallel-testing-workers", "-maximum-concurrent-test-simulator-destinations",
+        "-parallel-testing-worker-count", "-maximum-parallel-testing-workers",
+        "-maximum-concurrent-test-simulator-destinations",
         "-maximum-concurrent-test-device-destinations", "-test-iterations", "-test-timeouts-enabled",
         "-default-test-execution-time-allowance", "-maximum-test-execution-time-allowance", "-enableCodeCoverage",
         "-destination-timeout", "-clonedSourcePackagesDirPath", "-packageCachePath", "-only-test-configuration",

@@ -76,7 +76,8 @@ struct XcodebuildTestAction {
         destination: ResultBundleRecord.Destination, device: HostInventory.Device, runner: TestRunner
     ) throws -> Int32 {
         let started = Date()
-        let bundlePath = arguments.resultBundlePath.map(context.absolutePath)
+        let bundlePath =
+            arguments.resultBundlePath.map(context.absolutePath)
             ?? defaultBundlePath(config: config, workspace: workspace, scheme: scheme, at: started)
         stdout.line("Command line invocation:")
         stdout.line("    \(Self.invocation(commandLine))")
@@ -122,7 +123,7 @@ struct XcodebuildTestAction {
         }
         let testsStarted = Date()
         if config.faultSettings.crashMidTest == 0 { reporter.onTestFinished?(0) }
-        let runError = crashed ? nil : try runner.runTests(selection: selection, reporter: reporter)
+        let problem = crashed ? nil : try runner.runTests(selection: selection, reporter: reporter)
         if crashed { return Self.crashExitCode }
         if config.faultSettings.hangAfterTests == true {
             while true { Thread.sleep(forTimeInterval: 3600) }
@@ -131,7 +132,7 @@ struct XcodebuildTestAction {
         observerDebugLines(elapsed: elapsed)
 
         record.tests = reporter.tests
-        record.testRunError = runError
+        record.testRunError = problem?.message
         record.finishTime = Date().timeIntervalSince1970
         if let failure = saveBundle(record, at: bundlePath, created: started, config: config) { return failure }
 
@@ -141,15 +142,13 @@ struct XcodebuildTestAction {
         stdout.line("Test session results, code coverage, and logs:")
         stdout.line("\t\(bundlePath)")
         stdout.line()
-        let crashedTest = runError != nil ? reporter.tests.last : nil
-        if let runError, let crashedTest {
+        if let problem {
             stdout.line("Testing failed:")
-            stdout.line(
-                "\tRun test suite \(crashedTest.suite) encountered an error (\(runError): \(crashedTest.identity.failingTestsName))")
+            stdout.line("\tRun test suite \(problem.suite) encountered an error (\(problem.message))")
             stdout.line()
         }
-        // The test whose process crashed is reported under "Testing failed:", not "Failing tests:" (3.8).
-        let failing = reporter.failedTests.filter { $0 != crashedTest }
+        // The test that was running when the process gave up is reported above, not under "Failing tests:" (3.8).
+        let failing = reporter.failedTests.filter { $0.identity != problem?.test }
         if !failing.isEmpty {
             stdout.line()
             stdout.line("Failing tests:")
@@ -157,7 +156,8 @@ struct XcodebuildTestAction {
             stdout.line()
         }
         let total = Date().timeIntervalSince(started)
-        if failing.isEmpty, runError == nil {
+        let succeeded = failing.isEmpty && problem == nil
+        if succeeded {
             stdout.line("** TEST SUCCEEDED ** [\(String(format: "%.3f", total)) sec]")
         } else {
             stdout.line("** TEST FAILED **")
@@ -166,7 +166,7 @@ struct XcodebuildTestAction {
         stdout.line()
         // With pipes, xcodebuild's own "Testing started" line often lands after the banner (3.1).
         stdout.line("Testing started")
-        return failing.isEmpty && runError == nil ? 0 : 65
+        return succeeded ? 0 : 65
     }
 
     private var selection: TestSelection {
@@ -305,9 +305,11 @@ struct XcodebuildTestAction {
             return TestWorkspace(root: root, containerKind: "workspace", containerName: root.lastPathComponent)
         }
         let entries = ((try? manager.contentsOfDirectory(atPath: root.path)) ?? []).sorted()
-        if let found = entries.first(where: { $0.hasSuffix(".xcworkspace") }) ?? entries.first(where: {
-            $0.hasSuffix(".xcodeproj")
-        }) {
+        if let found = entries.first(where: { $0.hasSuffix(".xcworkspace") })
+            ?? entries.first(where: {
+                $0.hasSuffix(".xcodeproj")
+            })
+        {
             let url = root.appendingPathComponent(found)
             return TestWorkspace(
                 root: root, containerKind: found.hasSuffix(".xcworkspace") ? "workspace" : "project",
@@ -320,7 +322,8 @@ struct XcodebuildTestAction {
     static func invocation(_ arguments: [String]) -> String {
         let quoted = arguments.map { argument -> String in
             guard argument.isEmpty || argument.contains(where: { " \"'\\$`".contains($0) }) else { return argument }
-            return "\"" + argument.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            return "\""
+                + argument.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
                 + "\""
         }
         return (["/Applications/Xcode.app/Contents/Developer/usr/bin/xcodebuild"] + quoted).joined(separator: " ")

@@ -33,7 +33,8 @@ final class AppleJSONTests: XCTestCase {
 
     func testSortedAndCompactStyles() {
         let document = AppleJSON.object([.init("b", .int(1)), .init("a", .array([.bool(true), .string("x/y")]))])
-        XCTAssertEqual(document.rendered(AppleJSON.Style(sortsKeys: true, compact: true)), "{\"a\":[true,\"x/y\"],\"b\":1}\n")
+        XCTAssertEqual(
+            document.rendered(AppleJSON.Style(sortsKeys: true, compact: true)), "{\"a\":[true,\"x/y\"],\"b\":1}\n")
     }
 
     func testHumanDurations() {

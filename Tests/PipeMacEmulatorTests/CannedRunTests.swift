@@ -18,7 +18,10 @@ final class CannedRunTests: XCTestCase {
     ) -> EmulatorHarness.Outcome {
         host.run(
             "xcodebuild",
-            ["test", "-scheme", scheme, "-destination", "platform=iOS Simulator,id=\(udid)", "-resultBundlePath", bundle]
+            [
+                "test", "-scheme", scheme, "-destination", "platform=iOS Simulator,id=\(udid)", "-resultBundlePath",
+                bundle,
+            ]
                 + extra, in: workspace)
     }
 
@@ -89,8 +92,12 @@ final class CannedRunTests: XCTestCase {
 
     func testOnlyTestingFiltersByTargetSuiteAndMethod() {
         func ran(_ extra: [String], bundle: String) -> [String] {
-            runTests(bundle: bundle, extra).stdoutLines.filter { $0.hasPrefix("Test Case '") && $0.hasSuffix("started.") }
-                .map { $0.replacingOccurrences(of: "Test Case '", with: "").replacingOccurrences(of: "' started.", with: "") }
+            runTests(bundle: bundle, extra).stdoutLines.filter {
+                $0.hasPrefix("Test Case '") && $0.hasSuffix("started.")
+            }
+            .map {
+                $0.replacingOccurrences(of: "Test Case '", with: "").replacingOccurrences(of: "' started.", with: "")
+            }
         }
         XCTAssertEqual(
             ran(["-only-testing:ReaderTests/ReadingIDTests"], bundle: "a.xcresult"),
@@ -99,9 +106,13 @@ final class CannedRunTests: XCTestCase {
                 "-[ReaderTests.ReadingIDTests testRejectsEmpty]", "-[ReaderTests.ReadingIDTests testRejectsInnerSpace]",
             ])
         XCTAssertEqual(
-            ran(["-only-testing:ReaderTests/ReadingIDTests/testRejectsEmpty()", "-only-testing", "ReaderLogicTests"],
+            ran(
+                ["-only-testing:ReaderTests/ReadingIDTests/testRejectsEmpty()", "-only-testing", "ReaderLogicTests"],
                 bundle: "b.xcresult"),
-            ["-[ReaderTests.ReadingIDTests testRejectsEmpty]", "-[ReaderLogicTests.BoundaryTests testThirtyTwoCharactersAccepted]"])
+            [
+                "-[ReaderTests.ReadingIDTests testRejectsEmpty]",
+                "-[ReaderLogicTests.BoundaryTests testThirtyTwoCharactersAccepted]",
+            ])
         XCTAssertEqual(
             ran(["-only-testing:ReaderTests", "-skip-testing:ReaderTests/ReadingIDTests"], bundle: "c.xcresult"),
             [
@@ -157,17 +168,20 @@ final class CannedRunTests: XCTestCase {
         XCTAssertEqual(runTests(scheme: "Green", udid: EmulatorHarness.iPhone16).status, 0)
         let bundle = workspace.appendingPathComponent("R.xcresult")
         let plistData = try Data(contentsOf: bundle.appendingPathComponent("Info.plist"))
-        let plist = try XCTUnwrap(PropertyListSerialization.propertyList(from: plistData, format: nil) as? [String: Any])
+        let plist = try XCTUnwrap(
+            PropertyListSerialization.propertyList(from: plistData, format: nil) as? [String: Any])
         let version = try XCTUnwrap(plist["version"] as? [String: Any])
         XCTAssertEqual(version["major"] as? Int, 3)
         XCTAssertEqual(version["minor"] as? Int, 53)
         XCTAssertEqual((plist["storage"] as? [String: Any])?["backend"] as? String, "fileBacked2")
         let root = try XCTUnwrap((plist["rootId"] as? [String: Any])?["hash"] as? String)
         XCTAssertTrue(root.hasPrefix("0~") && root.hasSuffix("=="), root)
-        let data = try FileManager.default.contentsOfDirectory(atPath: bundle.appendingPathComponent("Data").path).sorted()
+        let data = try FileManager.default.contentsOfDirectory(atPath: bundle.appendingPathComponent("Data").path)
+            .sorted()
         XCTAssertEqual(data, ["data.\(root)", "refs.\(root)"])
         XCTAssertTrue(
-            host.run("simctl", ["list", "devices", "booted"]).stdout.contains("iPhone 16 (\(EmulatorHarness.iPhone16)) (Booted) "),
+            host.run("simctl", ["list", "devices", "booted"]).stdout.contains(
+                "iPhone 16 (\(EmulatorHarness.iPhone16)) (Booted) "),
             "xcodebuild boots its destination")
     }
 
@@ -184,7 +198,8 @@ final class CannedRunTests: XCTestCase {
         let derivedData = host.folder.appendingPathComponent("DerivedData").path
         XCTAssertNotNil(
             path.range(
-                of: #"^\t\#(derivedData)/reader-app-[a-p]{28}/Logs/Test/Test-Green-\d{4}\.\d\d\.\d\d_\d\d-\d\d-\d\d-[+-]\d{4}\.xcresult$"#,
+                of:
+                    #"^\t\#(derivedData)/reader-app-[a-p]{28}/Logs/Test/Test-Green-\d{4}\.\d\d\.\d\d_\d\d-\d\d-\d\d-[+-]\d{4}\.xcresult$"#,
                 options: .regularExpression), path)
         XCTAssertTrue(FileManager.default.fileExists(atPath: String(path.dropFirst()) + "/Info.plist"))
     }

@@ -111,7 +111,8 @@ final class EmulatorBinaryTests: XCTestCase {
         XCTAssertFalse(output.contains("testRejectsEmpty]' started"))
         XCTAssertFalse(output.contains("** TEST"))
         XCTAssertTrue(FileManager.default.fileExists(atPath: workspace.appendingPathComponent("R.xcresult").path))
-        XCTAssertFalse(FileManager.default.fileExists(atPath: workspace.appendingPathComponent("R.xcresult/Info.plist").path))
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: workspace.appendingPathComponent("R.xcresult/Info.plist").path))
     }
 
     /// Real mode with a stand-in `swift` that reports its process group and ignored signals, then sleeps: the child

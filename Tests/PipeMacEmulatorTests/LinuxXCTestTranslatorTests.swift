@@ -21,7 +21,8 @@ final class LinuxXCTestTranslatorTests: XCTestCase {
         XCTAssertEqual(output.text, expected)
         XCTAssertEqual(reporter.tests.map(\.status), ["failed", "passed", "skipped", "passed"])
         XCTAssertEqual(reporter.tests[0].failures.first?.line, 5)
-        XCTAssertEqual(reporter.tests[0].failures.first?.message, #"XCTAssertEqual failed: ("6") is not equal to ("7")"#)
+        XCTAssertEqual(
+            reporter.tests[0].failures.first?.message, #"XCTAssertEqual failed: ("6") is not equal to ("7")"#)
         XCTAssertEqual(reporter.tests[2].skipReason?.message, "not today")
         XCTAssertEqual(reporter.tests[3].duration, 2.0)
     }

@@ -38,9 +38,11 @@ final class RealModeTests: XCTestCase {
             first.stdout.contains(
                 "\(tests):10: error: -[TinyTests.DoublerTests testDoublesThreeWrongly] : XCTAssertEqual failed: "
                     + "(\"6\") is not equal to (\"7\")\n"), first.stdout)
-        XCTAssertTrue(first.stdout.contains("\nFailing tests:\n\tDoublerTests.testDoublesThreeWrongly()\n\n** TEST FAILED **\n"))
+        XCTAssertTrue(
+            first.stdout.contains("\nFailing tests:\n\tDoublerTests.testDoublesThreeWrongly()\n\n** TEST FAILED **\n"))
         let summary = EmulatorHarness.json(
-            host.run("xcresulttool", ["get", "test-results", "summary", "--path", package.path + "/first.xcresult"]).stdout)
+            host.run("xcresulttool", ["get", "test-results", "summary", "--path", package.path + "/first.xcresult"])
+                .stdout)
         XCTAssertEqual(summary["passedTests"] as? Int, 1)
         XCTAssertEqual(summary["failedTests"] as? Int, 1)
         XCTAssertEqual(
@@ -48,7 +50,8 @@ final class RealModeTests: XCTestCase {
             "DoublerTests/testDoublesThreeWrongly()")
 
         // 2. Warm, filtered to the passing test: nothing recompiles, the scratch path under DerivedData is reused.
-        let (second, secondSeconds) = xcodebuild("second.xcresult", ["-only-testing:TinyTests/DoublerTests/testDoublesTwo"])
+        let (second, secondSeconds) = xcodebuild(
+            "second.xcresult", ["-only-testing:TinyTests/DoublerTests/testDoublesTwo"])
         XCTAssertEqual(second.status, 0, second.stdout + second.stderr)
         XCTAssertFalse(second.stdout.contains("SwiftCompile"), "an unchanged package is not compiled again")
         XCTAssertTrue(second.stdout.contains("Test Suite 'Selected tests' started at "))
@@ -57,7 +60,33 @@ final class RealModeTests: XCTestCase {
         XCTAssertTrue(
             FileManager.default.fileExists(atPath: host.folder.appendingPathComponent("DerivedData/Tiny/debug").path))
 
-        // 3. A compile error: Xcode's build-failure shape, the compiler's own line kept.
+        // 3. A crashing test: Xcode's restart line, the rest relaunched, the crash listed as a failure.
+        try """
+        import XCTest
+
+        final class CrashTests: XCTestCase {
+            func testCrashes() {
+                let empty: [Int] = []
+                _ = empty[1]
+            }
+        }
+
+        """.write(
+            to: package.appendingPathComponent("Tests/TinyTests/CrashTests.swift"), atomically: true, encoding: .utf8)
+        let (crashed, _) = xcodebuild("crashed.xcresult")
+        XCTAssertEqual(crashed.status, 65)
+        XCTAssertTrue(
+            crashed.stdout.contains(
+                "Restarting after unexpected exit, crash, or test timeout in CrashTests.testCrashes(); summary will "
+                    + "include totals from previous launches.\nTest Suite 'Selected tests' started at "), crashed.stdout
+        )
+        XCTAssertTrue(crashed.stdout.contains("Test Case '-[TinyTests.DoublerTests testDoublesTwo]' passed ("))
+        XCTAssertTrue(
+            crashed.stdout.contains(
+                "Failing tests:\n\tCrashTests.testCrashes()\n\tDoublerTests.testDoublesThreeWrongly()\n"))
+        try FileManager.default.removeItem(at: package.appendingPathComponent("Tests/TinyTests/CrashTests.swift"))
+
+        // 4. A compile error: Xcode's build-failure shape, the compiler's own line kept.
         try "public func double(_ value: Int) -> Int {\n    value * undefinedFactor\n}\n".write(
             toFile: source, atomically: true, encoding: .utf8)
         let (third, _) = xcodebuild("third.xcresult")

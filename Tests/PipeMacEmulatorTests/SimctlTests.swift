@@ -29,9 +29,13 @@ final class SimctlTests: XCTestCase {
         XCTAssertEqual(iPhone15["state"] as? String, "Shutdown")
         XCTAssertEqual(iPhone15["deviceTypeIdentifier"] as? String, "com.apple.CoreSimulator.SimDeviceType.iPhone-15")
         XCTAssertNil(iPhone15["availabilityError"], "availabilityError appears only on unavailable devices")
-        XCTAssertEqual(iPhone15["dataPath"] as? String, "\(host.home.path)/Library/Developer/CoreSimulator/Devices/\(EmulatorHarness.iPhone15OnIOS17)/data")
+        XCTAssertEqual(
+            iPhone15["dataPath"] as? String,
+            "\(host.home.path)/Library/Developer/CoreSimulator/Devices/\(EmulatorHarness.iPhone15OnIOS17)/data")
         // Apple's pretty printer: two-space indent, a space on both sides of the colon.
-        XCTAssertTrue(outcome.stdout.hasPrefix("{\n  \"devices\" : {\n    \"com.apple.CoreSimulator.SimRuntime.iOS-17-5\" : [\n      {\n"))
+        XCTAssertTrue(
+            outcome.stdout.hasPrefix(
+                "{\n  \"devices\" : {\n    \"com.apple.CoreSimulator.SimRuntime.iOS-17-5\" : [\n      {\n"))
         XCTAssertTrue(outcome.stdout.contains("        \"udid\" : \"\(EmulatorHarness.iPhone15OnIOS17)\",\n"))
     }
 
@@ -61,9 +65,11 @@ final class SimctlTests: XCTestCase {
     func testListRuntimesJSON() throws {
         let outcome = host.run("xcrun", ["simctl", "list", "runtimes", "-j"])
         let runtimes = try XCTUnwrap(EmulatorHarness.json(outcome.stdout)["runtimes"] as? [[String: Any]])
-        XCTAssertEqual(runtimes.map { $0["identifier"] as? String }, [
-            "com.apple.CoreSimulator.SimRuntime.iOS-17-5", "com.apple.CoreSimulator.SimRuntime.iOS-18-2",
-        ])
+        XCTAssertEqual(
+            runtimes.map { $0["identifier"] as? String },
+            [
+                "com.apple.CoreSimulator.SimRuntime.iOS-17-5", "com.apple.CoreSimulator.SimRuntime.iOS-18-2",
+            ])
         XCTAssertEqual(runtimes[1]["version"] as? String, "18.2")
         XCTAssertEqual(runtimes[1]["buildversion"] as? String, "22C150")
         XCTAssertEqual(runtimes[1]["platform"] as? String, "iOS")
@@ -90,7 +96,8 @@ final class SimctlTests: XCTestCase {
         let available = host.run("xcrun", ["simctl", "list", "devices", "available"])
         XCTAssertFalse(available.stdout.contains("Unavailable"))
         XCTAssertFalse(available.stdout.contains(EmulatorHarness.unavailableIPhone14))
-        XCTAssertTrue(available.stdout.contains("-- iOS 18.2 --\n    iPhone 16 (\(EmulatorHarness.iPhone16)) (Shutdown) \n"))
+        XCTAssertTrue(
+            available.stdout.contains("-- iOS 18.2 --\n    iPhone 16 (\(EmulatorHarness.iPhone16)) (Shutdown) \n"))
     }
 
     func testBootPersistsAcrossInvocationsAndRefusesASecondBoot() throws {
@@ -123,13 +130,15 @@ final class SimctlTests: XCTestCase {
 
         let unavailable = host.run("xcrun", ["simctl", "boot", EmulatorHarness.unavailableIPhone14])
         XCTAssertEqual(unavailable.status, 145)
-        XCTAssertTrue(unavailable.stderr.contains("Unable to boot device because we cannot determine the runtime bundle."))
+        XCTAssertTrue(
+            unavailable.stderr.contains("Unable to boot device because we cannot determine the runtime bundle."))
     }
 
     func testBootstatusBootsWithB() {
         let outcome = host.run("xcrun", ["simctl", "bootstatus", EmulatorHarness.iPhone15OnIOS17, "-b"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
-        XCTAssertTrue(outcome.stdout.hasPrefix("Monitoring boot status for iPhone 15 (\(EmulatorHarness.iPhone15OnIOS17)).\n"))
+        XCTAssertTrue(
+            outcome.stdout.hasPrefix("Monitoring boot status for iPhone 15 (\(EmulatorHarness.iPhone15OnIOS17)).\n"))
         let second = host.run("xcrun", ["simctl", "bootstatus", EmulatorHarness.iPhone15OnIOS17, "-b"])
         XCTAssertTrue(second.stdout.hasSuffix("Device already booted, nothing to do.\n"))
     }
@@ -154,7 +163,8 @@ final class SimctlTests: XCTestCase {
         let launched = host.run("xcrun", ["simctl", "launch", EmulatorHarness.iPhone16, "com.example.reader"])
         XCTAssertEqual(launched.status, 0, launched.stderr)
         XCTAssertNotNil(
-            launched.stdout.range(of: #"^com\.example\.reader: [0-9]+\n$"#, options: .regularExpression), launched.stdout)
+            launched.stdout.range(of: #"^com\.example\.reader: [0-9]+\n$"#, options: .regularExpression),
+            launched.stdout)
 
         let missing = host.run("xcrun", ["simctl", "install", EmulatorHarness.iPhone16, "/no/such/Thing.app"])
         XCTAssertEqual(missing.status, 2)
@@ -170,8 +180,10 @@ final class SimctlTests: XCTestCase {
         }
         let outcome = host.run("xcrun", ["simctl", "list", "-j"])
         XCTAssertEqual(outcome.status, 78)
-        XCTAssertTrue(outcome.stderr.contains("unknown key 'sharedScheme' (did you mean 'sharedSchemes'?)"), outcome.stderr)
-        XCTAssertTrue(outcome.stderr.contains("simulators[0].udid 'not-a-uuid' is not an uppercase UUID"), outcome.stderr)
+        XCTAssertTrue(
+            outcome.stderr.contains("unknown key 'sharedScheme' (did you mean 'sharedSchemes'?)"), outcome.stderr)
+        XCTAssertTrue(
+            outcome.stderr.contains("simulators[0].udid 'not-a-uuid' is not an uppercase UUID"), outcome.stderr)
         XCTAssertEqual(outcome.stdout, "")
     }
 

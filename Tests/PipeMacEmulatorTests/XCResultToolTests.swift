@@ -30,7 +30,8 @@ final class XCResultToolTests: XCTestCase {
 
     func testSummaryHasXcode16ShapeWithSortedKeys() throws {
         let bundle = runReader()
-        let outcome = host.run("xcrun", ["xcresulttool", "get", "test-results", "summary", "--path", bundle, "--format", "json"])
+        let outcome = host.run(
+            "xcrun", ["xcresulttool", "get", "test-results", "summary", "--path", bundle, "--format", "json"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let topKeys = outcome.stdoutLines.filter { $0.hasPrefix("  \"") }.map { String($0.split(separator: "\"")[1]) }
         XCTAssertEqual(
@@ -95,7 +96,8 @@ final class XCResultToolTests: XCTestCase {
 
     func testPathThatIsNotABundleFails() throws {
         let outcome = host.run(
-            "xcrun", ["xcresulttool", "get", "test-results", "summary", "--path", host.folder.path + "/nothing.xcresult"])
+            "xcrun",
+            ["xcresulttool", "get", "test-results", "summary", "--path", host.folder.path + "/nothing.xcresult"])
         XCTAssertEqual(outcome.status, 1)
         XCTAssertTrue(outcome.stderr.hasPrefix("Error: "), outcome.stderr)
         XCTAssertTrue(
@@ -123,7 +125,8 @@ final class XCResultToolTests: XCTestCase {
             ], in: workspace)
         XCTAssertEqual(outcome.status, 65)
         let summary = EmulatorHarness.json(
-            host.run("xcresulttool", ["get", "test-results", "summary", "--path", workspace.path + "/H.xcresult"]).stdout)
+            host.run("xcresulttool", ["get", "test-results", "summary", "--path", workspace.path + "/H.xcresult"])
+                .stdout)
         XCTAssertEqual(summary["result"] as? String, "Failed")
         XCTAssertEqual(summary["totalTestCount"] as? Int, 0)
     }

@@ -60,7 +60,8 @@ final class XcodebuildErrorTests: XCTestCase {
         try host.changeConfig { $0["schemesWithoutTestAction"] = ["Reader"] }
         let outcome = test(byID)
         XCTAssertEqual(outcome.status, 66)
-        XCTAssertEqual(outcome.stderr, "xcodebuild: error: Scheme Reader is not currently configured for the test action.\n")
+        XCTAssertEqual(
+            outcome.stderr, "xcodebuild: error: Scheme Reader is not currently configured for the test action.\n")
     }
 
     func testUnmatchedDestinationIsExit70AndListsTheHostsSimulators() {
@@ -77,9 +78,11 @@ final class XcodebuildErrorTests: XCTestCase {
                 "",
                 "\tAvailable destinations for the \"Reader\" scheme:",
             ])
-        XCTAssertTrue(lines.contains("\t\t{ platform:iOS Simulator, id:\(EmulatorHarness.iPhone16), OS:18.2, name:iPhone 16 }"))
         XCTAssertTrue(
-            lines.contains("\t\t{ platform:iOS Simulator, id:\(EmulatorHarness.iPhone15OnIOS17), OS:17.5, name:iPhone 15 }"))
+            lines.contains("\t\t{ platform:iOS Simulator, id:\(EmulatorHarness.iPhone16), OS:18.2, name:iPhone 16 }"))
+        XCTAssertTrue(
+            lines.contains(
+                "\t\t{ platform:iOS Simulator, id:\(EmulatorHarness.iPhone15OnIOS17), OS:17.5, name:iPhone 15 }"))
         XCTAssertEqual(lines.filter { $0.contains("platform:iOS Simulator, id:") && $0.contains("OS:") }.count, 8)
         XCTAssertFalse(outcome.stderr.contains(EmulatorHarness.unavailableIPhone14 + ", OS"))
     }
@@ -134,6 +137,7 @@ final class XcodebuildErrorTests: XCTestCase {
         let outcome = host.run("xcodebuild", ["-list"], in: workspace)
         XCTAssertEqual(outcome.status, 0)
         XCTAssertTrue(
-            outcome.stdout.contains("Information about workspace \"reader-app\":\n    Schemes:\n        Reader\n        Haptics\n"))
+            outcome.stdout.contains(
+                "Information about workspace \"reader-app\":\n    Schemes:\n        Reader\n        Haptics\n"))
     }
 }
