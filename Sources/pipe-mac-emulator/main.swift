@@ -1,1 +1,4 @@
 import PipeMacEmulator
+
+// One binary, several names: `xcrun`, `xcodebuild`, `xcresulttool`, `simctl` (see emulator/README.md).
+Emulator.main()

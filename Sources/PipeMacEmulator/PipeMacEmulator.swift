@@ -1,2 +1,0 @@
-/// `PipeMacEmulator`: see CONTRIBUTING.md for what this module owns.
-public enum PipeMacEmulatorModule {}

@@ -1,0 +1,109 @@
+/// An `xcodebuild` command line, parsed with Apple's syntax (single-dash options, `-only-testing:<id>`,
+/// `NAME=value` build settings, actions as bare words).
+struct XcodebuildArguments: Equatable {
+    var actions: [String] = []
+    var project: String?
+    var workspace: String?
+    var scheme: String?
+    var destinations: [String] = []
+    var resultBundlePath: String?
+    var derivedDataPath: String?
+    var onlyTesting: [String] = []
+    var skipTesting: [String] = []
+    var buildSettings: [String] = []
+    var showVersion = false
+    var list = false
+    var quiet = false
+
+    static let actionNames: Set<String> = [
+        "build", "build-for-testing", "analyze", "archive", "test", "test-without-building", "docbuild", "installsrc",
+        "install", "clean",
+    ]
+
+    /// Options that take one value; accepted and ignored unless stored below.
+    private static let valueOptions: Set<String> = [
+        "-project", "-workspace", "-scheme", "-destination", "-resultBundlePath", "-derivedDataPath", "-configuration",
+        "-sdk", "-testPlan", "-xcconfig", "-toolchain", "-arch", "-target", "-parallel-testing-enabled",
+        "-parallel-testing-worker-count", "-maximum-parallel-testing-workers",
+        "-maximum-concurrent-test-simulator-destinations",
+        "-maximum-concurrent-test-device-destinations", "-test-iterations", "-test-timeouts-enabled",
+        "-default-test-execution-time-allowance", "-maximum-test-execution-time-allowance", "-enableCodeCoverage",
+        "-destination-timeout", "-clonedSourcePackagesDirPath", "-packageCachePath", "-only-test-configuration",
+        "-skip-test-configuration", "-collect-test-diagnostics", "-testLanguage", "-testRegion", "-jobs",
+        "-resultStreamPath", "-resultBundleVersion", "-enableAddressSanitizer", "-enableThreadSanitizer",
+        "-enableUndefinedBehaviorSanitizer", "-test-repetition-relaunch-enabled", "-testProductsPath",
+        "-xctestrun", "-only-testing", "-skip-testing",
+    ]
+
+    /// Options without a value.
+    private static let flagOptions: Set<String> = [
+        "-quiet", "-verbose", "-version", "-list", "-showsdks", "-showdestinations", "-showBuildSettings", "-json",
+        "-allowProvisioningUpdates", "-allowProvisioningDeviceRegistration", "-skipPackagePluginValidation",
+        "-skipMacroValidation", "-disableAutomaticPackageResolution", "-onlyUsePackageVersionsFromResolvedFile",
+        "-skipUnavailableActions", "-hideShellScriptEnvironment", "-retry-tests-on-failure",
+        "-run-tests-until-failure", "-parallelizeTargets", "-alltargets", "-usage", "-help", "-checkFirstLaunchStatus",
+        "-skipPackageUpdates", "-disablePackageRepositoryCache",
+    ]
+
+    /// Parses `arguments` (without the program name).
+    static func parse(_ arguments: [String]) -> Result<XcodebuildArguments, XcodebuildError> {
+        var parsed = XcodebuildArguments()
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            if let identifier = suffix(of: argument, after: "-only-testing:") {
+                parsed.onlyTesting.append(identifier)
+                continue
+            }
+            if let identifier = suffix(of: argument, after: "-skip-testing:") {
+                parsed.skipTesting.append(identifier)
+                continue
+            }
+            if actionNames.contains(argument) {
+                parsed.actions.append(argument)
+                continue
+            }
+            if argument.hasPrefix("-") {
+                // `-IDEPackageSupportUseBuiltinSCM=YES` style user defaults.
+                if argument.contains("=") { continue }
+                if flagOptions.contains(argument) {
+                    switch argument {
+                    case "-version": parsed.showVersion = true
+                    case "-list": parsed.list = true
+                    case "-quiet": parsed.quiet = true
+                    default: break
+                    }
+                    continue
+                }
+                guard valueOptions.contains(argument) else { return .failure(.invalidOption(argument)) }
+                guard index < arguments.count else { return .failure(.missingValue(argument)) }
+                let value = arguments[index]
+                index += 1
+                switch argument {
+                case "-project": parsed.project = value
+                case "-workspace": parsed.workspace = value
+                case "-scheme": parsed.scheme = value
+                case "-destination": parsed.destinations.append(value)
+                case "-resultBundlePath": parsed.resultBundlePath = value
+                case "-derivedDataPath": parsed.derivedDataPath = value
+                case "-only-testing": parsed.onlyTesting.append(value)
+                case "-skip-testing": parsed.skipTesting.append(value)
+                default: break
+                }
+                continue
+            }
+            if argument.contains("=") {
+                parsed.buildSettings.append(argument)
+                continue
+            }
+            return .failure(.unknownAction(argument))
+        }
+        if parsed.project != nil, parsed.workspace != nil { return .failure(.projectAndWorkspace) }
+        return .success(parsed)
+    }
+
+    private static func suffix(of argument: String, after prefix: String) -> String? {
+        argument.hasPrefix(prefix) ? String(argument.dropFirst(prefix.count)) : nil
+    }
+}

@@ -1,0 +1,331 @@
+import Foundation
+import PipeBasics
+
+/// `xcodebuild test …`: checks in xcodebuild's order (each failure with Apple's text and exit code), then builds,
+/// runs the tests, writes the result bundle and prints the summary and banner (apple-formats.md 3.1–3.9, 4).
+struct XcodebuildTestAction {
+    let context: EmulatorContext
+    let arguments: XcodebuildArguments
+    let commandLine: [String]
+
+    private var stdout: EmulatorOutput { context.stdout }
+    private var stderr: EmulatorOutput { context.stderr }
+
+    /// Exit status after the crash fault when running in-process (the binary dies by SIGKILL instead).
+    static let crashExitCode: Int32 = 128 + 9
+
+    func run() -> Int32 {
+        guard let (config, configURL) = context.loadHost() else { return EmulatorContext.configurationExitCode }
+        if let delay = config.faultSettings.startDelaySeconds, delay > 0 {
+            Thread.sleep(forTimeInterval: delay)
+        }
+        do {
+            return try perform(config: config, configURL: configURL)
+        } catch let error as XcodebuildError {
+            stderr.line(error.message)
+            return error.exitCode
+        } catch {
+            stderr.line("xcodebuild: error: \(error)")
+            return 74
+        }
+    }
+
+    private func perform(config: EmulatedHostConfig, configURL: URL) throws -> Int32 {
+        guard let scheme = arguments.scheme else { throw XcodebuildError.missingScheme }
+        if let given = arguments.resultBundlePath {
+            // Checked before any work: an existing path (even an empty folder) makes xcodebuild stop at once.
+            if FileManager.default.fileExists(atPath: context.absolutePath(given)) {
+                throw XcodebuildError.existingResultBundle(given)
+            }
+        }
+        let workspace = try Self.resolveWorkspace(arguments, context: context)
+        guard config.sharedSchemes.contains(scheme) else {
+            throw XcodebuildError.schemeNotFound(
+                containerKind: workspace.containerKind, containerName: workspace.containerName, scheme: scheme)
+        }
+        if (config.schemesWithoutTestAction ?? []).contains(scheme) {
+            throw XcodebuildError.noTestAction(scheme: scheme)
+        }
+        guard !arguments.destinations.isEmpty else { throw XcodebuildError.missingDestination }
+        let inventory = try HostInventory.load(config: config, configURL: configURL, environment: context.environment)
+        var chosen: HostInventory.Device?
+        for text in arguments.destinations {
+            let specifier = DestinationSpecifier(text)
+            let matches = specifier.matches(in: inventory)
+            guard let first = matches.first else {
+                throw XcodebuildError.destinationNotFound(
+                    specifier: specifier.echo, scheme: scheme,
+                    available: DestinationSpecifier.availableDestinations(in: inventory))
+            }
+            if matches.count > 1 {
+                stderr.line("--- xcodebuild: WARNING: Using the first of multiple matching destinations:")
+                for match in matches { stderr.line(DestinationSpecifier.line(for: match)) }
+            }
+            chosen = chosen ?? first
+        }
+        guard let destination = chosen else { throw XcodebuildError.missingDestination }
+        let runner = try makeRunner(config: config, workspace: workspace, scheme: scheme)
+        return try execute(
+            config: config, configURL: configURL, workspace: workspace, scheme: scheme,
+            destination: destinationRecord(destination, inventory: inventory), device: destination, runner: runner)
+    }
+
+    /// The run's timeline once every check passed: from "Command line invocation:" to the banner.
+    private func execute(
+        config: EmulatedHostConfig, configURL: URL, workspace: TestWorkspace, scheme: String,
+        destination: ResultBundleRecord.Destination, device: HostInventory.Device, runner: TestRunner
+    ) throws -> Int32 {
+        let started = Date()
+        let bundlePath =
+            arguments.resultBundlePath.map(context.absolutePath)
+            ?? defaultBundlePath(config: config, workspace: workspace, scheme: scheme, at: started)
+        stdout.line("Command line invocation:")
+        stdout.line("    \(Self.invocation(commandLine))")
+        stdout.line()
+        if arguments.resultBundlePath != nil {
+            stdout.line("Writing result bundle at path:")
+            stdout.line("\t\(bundlePath)")
+            stdout.line()
+        }
+        try ResultBundle.create(at: bundlePath)
+        // Like xcodebuild, boot the destination simulator when it is shut down.
+        try Simctl.boot(device, store: SimulatorStateStore(configURL: configURL), failIfBooted: false)
+
+        var record = ResultBundleRecord(
+            scheme: scheme, containerName: workspace.containerName, xcodeVersion: config.xcode.version,
+            xcodeBuild: config.xcode.build, macOSVersion: config.macOSVersion.version,
+            startTime: started.timeIntervalSince1970, finishTime: 0,
+            destination: destination, buildSucceeded: false, buildErrors: [],
+            tests: [])
+
+        context.interrupts?.setPhase(banner: "** BUILD INTERRUPTED **")
+        let build = try runner.build()
+        record.buildSucceeded = build.succeeded
+        record.buildErrors = build.errors
+        guard build.succeeded else {
+            record.finishTime = Date().timeIntervalSince1970
+            if let failure = saveBundle(record, at: bundlePath, created: started, config: config) { return failure }
+            context.interrupts?.setPhase(banner: nil)
+            printBuildFailure(build, bundlePath: bundlePath)
+            return 65
+        }
+
+        context.interrupts?.setPhase(banner: "** TEST INTERRUPTED **")
+        let reporter = XCTestReporter(output: stdout)
+        var crashed = false
+        if let crashAfter = config.faultSettings.crashMidTest {
+            reporter.onTestFinished = { [interrupts = context.interrupts] finished in
+                guard finished >= crashAfter, !crashed else { return }
+                interrupts?.crashNow()
+                crashed = true
+                reporter.stopRequested = true
+            }
+        }
+        let testsStarted = Date()
+        if config.faultSettings.crashMidTest == 0 { reporter.onTestFinished?(0) }
+        let problem = crashed ? nil : try runner.runTests(selection: selection, reporter: reporter)
+        if crashed { return Self.crashExitCode }
+        if config.faultSettings.hangAfterTests == true {
+            while true { Thread.sleep(forTimeInterval: 3600) }
+        }
+        let elapsed = Date().timeIntervalSince(testsStarted)
+        observerDebugLines(elapsed: elapsed)
+
+        record.tests = reporter.tests
+        record.testRunError = problem?.message
+        record.finishTime = Date().timeIntervalSince1970
+        if let failure = saveBundle(record, at: bundlePath, created: started, config: config) { return failure }
+
+        context.interrupts?.setPhase(banner: nil)
+        stdout.line()
+        stdout.line()
+        stdout.line("Test session results, code coverage, and logs:")
+        stdout.line("\t\(bundlePath)")
+        stdout.line()
+        if let problem {
+            stdout.line("Testing failed:")
+            stdout.line("\tRun test suite \(problem.suite) encountered an error (\(problem.message))")
+            stdout.line()
+        }
+        // The test that was running when the process gave up is reported above, not under "Failing tests:" (3.8).
+        let failing = reporter.failedTests.filter { $0.identity != problem?.test }
+        if !failing.isEmpty {
+            stdout.line()
+            stdout.line("Failing tests:")
+            for test in failing { stdout.line("\t\(test.identity.failingTestsName)") }
+            stdout.line()
+        }
+        let total = Date().timeIntervalSince(started)
+        let succeeded = failing.isEmpty && problem == nil
+        if succeeded {
+            stdout.line("** TEST SUCCEEDED ** [\(String(format: "%.3f", total)) sec]")
+        } else {
+            stdout.line("** TEST FAILED **")
+        }
+        stdout.line()
+        stdout.line()
+        // With pipes, xcodebuild's own "Testing started" line often lands after the banner (3.1).
+        stdout.line("Testing started")
+        return succeeded ? 0 : 65
+    }
+
+    private var selection: TestSelection {
+        TestSelection(onlyTesting: arguments.onlyTesting, skipTesting: arguments.skipTesting)
+    }
+
+    /// Writes the bundle, or prints the disk-full fault's error and returns its exit status.
+    private func saveBundle(
+        _ record: ResultBundleRecord, at path: String, created: Date, config: EmulatedHostConfig
+    ) -> Int32? {
+        if config.faultSettings.diskFullOnBundle == true {
+            stderr.line(
+                "\(Self.logPrefix()) Error writing result bundle: Error Domain=NSPOSIXErrorDomain Code=28 "
+                    + "\"No space left on device\"")
+            stderr.line(
+                "xcodebuild: error: Could not save the result bundle at \"\(path)\": No space left on device")
+            return 74
+        }
+        do {
+            try ResultBundle.finish(at: path, record: record, created: created)
+            return nil
+        } catch {
+            stderr.line("xcodebuild: error: Could not save the result bundle at \"\(path)\": \(error)")
+            return 74
+        }
+    }
+
+    private func printBuildFailure(_ build: BuildOutcome, bundlePath: String) {
+        stdout.line()
+        stdout.line("Test session results, code coverage, and logs:")
+        stdout.line("\t\(bundlePath)")
+        stdout.line()
+        stdout.line()
+        stdout.line("Testing failed:")
+        var seen = Set<String>()
+        for error in build.errors where seen.insert(error.message).inserted {
+            // Xcode's summary capitalizes the compiler's message.
+            stdout.line("\t\(error.message.prefix(1).uppercased())\(error.message.dropFirst())")
+        }
+        stdout.line("\tTesting cancelled because the build failed.")
+        stdout.line()
+        stdout.line("** TEST FAILED **")
+        stdout.line()
+        stdout.line()
+        stdout.line("The following build commands failed:")
+        for command in build.failedCommands { stdout.line("\t\(command)") }
+        stdout.line("(\(build.failedCommands.count) failure\(build.failedCommands.count == 1 ? "" : "s"))")
+    }
+
+    private func observerDebugLines(elapsed: Double) {
+        let seconds = String(format: "%.3f", elapsed)
+        let prefix = "\(Self.logPrefix()) [MT] IDETestOperationsObserverDebug:"
+        stderr.line("\(prefix) \(seconds) elapsed -- Testing started completed.")
+        stderr.line("\(prefix) 0.000 sec, +0.000 sec -- start")
+        stderr.line("\(prefix) \(seconds) sec, +\(seconds) sec -- end")
+    }
+
+    /// `2023-10-31 16:00:10.469 xcodebuild[91460:12396780]`, the NSLog prefix of xcodebuild's stderr lines.
+    static func logPrefix() -> String {
+        let pid = getpid()
+        return "\(XCTestReporter.timestamp()) xcodebuild[\(pid):\(Int(pid) * 131 % 9_000_000 + 1_000_000)]"
+    }
+
+    private func destinationRecord(_ device: HostInventory.Device, inventory: HostInventory)
+        -> ResultBundleRecord.Destination
+    {
+        ResultBundleRecord.Destination(
+            udid: device.udid, name: device.name,
+            modelName: inventory.deviceType(device.deviceTypeIdentifier)?.name ?? device.name,
+            osVersion: device.runtime?.version ?? "", osBuild: device.runtime?.buildversion ?? "",
+            platform: "iOS Simulator", architecture: inventory.config.hostArchitecture)
+    }
+
+    private func makeRunner(config: EmulatedHostConfig, workspace: TestWorkspace, scheme: String) throws -> TestRunner {
+        switch config.mode {
+        case .canned:
+            let canned = try CannedResults.load(root: workspace.root)
+            guard let entry = canned.schemes[scheme] else {
+                throw XcodebuildError.cannedResults(
+                    "\(workspace.root.path)/\(CannedResults.fileName) has no entry for scheme \"\(scheme)\" (it has: "
+                        + "\(canned.schemes.keys.sorted().joined(separator: ", "))); add one or unshare the scheme")
+            }
+            return CannedTestRunner(
+                scheme: entry, workspace: workspace, architecture: config.hostArchitecture, output: stdout)
+        case .real:
+            let swift = context.environment[Emulator.swiftEnvironmentKey].flatMap { $0.isEmpty ? nil : $0 } ?? "swift"
+            let resolvedSwift: String
+            do {
+                resolvedSwift = try ChildProcess.resolve(swift, environment: context.environment)
+            } catch {
+                throw XcodebuildError.toolchain("\(error)")
+            }
+            let cache = context.absolutePath(config.buildCache ?? "~/Library/Developer/Xcode/DerivedData")
+            return SwiftTestRunner(
+                workspace: workspace, swift: resolvedSwift, scratchPath: "\(cache)/\(workspace.packageName)",
+                environment: context.environment, output: stdout, architecture: config.hostArchitecture,
+                interrupts: context.interrupts, schemeTargets: config.schemeTestTargets?[scheme])
+        }
+    }
+
+    /// `<DerivedData>/<Container>-<28 letters>/Logs/Test/Test-<Scheme>-YYYY.MM.DD_HH-MM-SS-+ZZZZ.xcresult`
+    private func defaultBundlePath(config: EmulatedHostConfig, workspace: TestWorkspace, scheme: String, at date: Date)
+        -> String
+    {
+        let derivedData = context.absolutePath(
+            arguments.derivedDataPath ?? config.buildCache ?? "~/Library/Developer/Xcode/DerivedData")
+        let letters = SHA256Digest.hex(of: Data(workspace.root.path.utf8)).prefix(28).map { digit -> Character in
+            Character(UnicodeScalar(UInt8(ascii: "a") + UInt8(Int(String(digit), radix: 16) ?? 0)))
+        }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy.MM.dd_HH-mm-ss-Z"
+        return "\(derivedData)/\(workspace.containerName)-\(String(letters))/Logs/Test/"
+            + "Test-\(scheme)-\(formatter.string(from: date)).xcresult"
+    }
+
+    /// Finds what xcodebuild builds: `-workspace`, `-project`, or the package / project in the working folder.
+    static func resolveWorkspace(_ arguments: XcodebuildArguments, context: EmulatorContext) throws -> TestWorkspace {
+        let manager = FileManager.default
+        if let given = arguments.workspace ?? arguments.project {
+            let path = context.absolutePath(given)
+            guard manager.fileExists(atPath: path) else { throw XcodebuildError.containerMissing(given) }
+            let url = URL(fileURLWithPath: path)
+            if path.hasSuffix("/.swiftpm/xcode/package.xcworkspace") {
+                // Xcode's generated workspace for a package: the package folder is the container.
+                let root = url.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                return TestWorkspace(root: root, containerKind: "workspace", containerName: root.lastPathComponent)
+            }
+            return TestWorkspace(
+                root: url.deletingLastPathComponent(),
+                containerKind: arguments.workspace != nil ? "workspace" : "project",
+                containerName: url.deletingPathExtension().lastPathComponent)
+        }
+        let root = context.currentDirectory
+        if manager.fileExists(atPath: root.appendingPathComponent("Package.swift").path) {
+            return TestWorkspace(root: root, containerKind: "workspace", containerName: root.lastPathComponent)
+        }
+        let entries = ((try? manager.contentsOfDirectory(atPath: root.path)) ?? []).sorted()
+        if let found = entries.first(where: { $0.hasSuffix(".xcworkspace") })
+            ?? entries.first(where: {
+                $0.hasSuffix(".xcodeproj")
+            })
+        {
+            let url = root.appendingPathComponent(found)
+            return TestWorkspace(
+                root: root, containerKind: found.hasSuffix(".xcworkspace") ? "workspace" : "project",
+                containerName: url.deletingPathExtension().lastPathComponent)
+        }
+        throw XcodebuildError.noContainer(directory: root.path)
+    }
+
+    /// The "Command line invocation:" line: xcodebuild's full path and the arguments, quoted where needed.
+    static func invocation(_ arguments: [String]) -> String {
+        let quoted = arguments.map { argument -> String in
+            guard argument.isEmpty || argument.contains(where: { " \"'\\$`".contains($0) }) else { return argument }
+            return "\""
+                + argument.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                + "\""
+        }
+        return (["/Applications/Xcode.app/Contents/Developer/usr/bin/xcodebuild"] + quoted).joined(separator: " ")
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A local `tar` (Foundation `Process`) whose archive side is one end of a socket pair that Pipe drives without
+/// blocking, next to the SSH socket in the same `poll()`.
+///
+/// A socket pair rather than a pipe: writes use `MSG_NOSIGNAL`, so a tar that dies mid-stream is an error here, not
+/// a SIGPIPE that kills the coordinator (and ignoring SIGPIPE process-wide would leak into every child process).
+final class LocalTar {
+    enum ReadResult {
+        case bytes(Int)
+        case wouldBlock
+        case endOfStream
+    }
+
+    /// Our end: archive bytes come out of it (create) or go into it (extract).
+    let descriptor: Int32
+    private let process: Process
+    private let errorFile: URL
+    private var descriptorOpen = true
+
+    private init(arguments: [String], archiveIsInput: Bool) throws {
+        var ends: [Int32] = [-1, -1]
+        #if canImport(Glibc)
+            let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        #else
+            let type = SOCK_STREAM
+        #endif
+        guard socketpair(AF_UNIX, type, 0, &ends) == 0 else {
+            throw LocalTarFailure(message: "cannot create a socket pair for tar: \(String(cString: strerror(errno)))")
+        }
+        descriptor = ends[0]
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        let childEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("pipe-tar-\(UUID().uuidString).err")
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["tar"] + arguments
+        if archiveIsInput {
+            process.standardInput = childEnd
+            process.standardOutput = FileHandle.nullDevice
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = childEnd
+        }
+        do {
+            _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errorFile)
+            try process.run()
+        } catch {
+            _ = close(descriptor)
+            try? FileManager.default.removeItem(at: errorFile)
+            throw LocalTarFailure(message: "cannot start tar: \(error.localizedDescription)")
+        }
+        try? childEnd.close()  // the child holds its copy; ours would keep the stream from ending
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+        closeDescriptor()
+        try? FileManager.default.removeItem(at: errorFile)
+    }
+
+    /// `tar -cf - -C directory .`: the folder's contents as one stream (symlinks as links, modes kept).
+    static func archiving(_ directory: URL) throws -> LocalTar {
+        try LocalTar(arguments: ["-cf", "-", "-C", directory.path, "."], archiveIsInput: false)
+    }
+
+    /// `tar -xf - -C directory`, owners not restored (the files become ours even when we run as root).
+    static func extracting(into directory: URL) throws -> LocalTar {
+        try LocalTar(arguments: ["-xf", "-", "--no-same-owner", "-C", directory.path], archiveIsInput: true)
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> ReadResult {
+        let count = systemRead(descriptor, buffer.baseAddress, buffer.count)
+        if count > 0 { return .bytes(count) }
+        if count == 0 { return .endOfStream }
+        if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .wouldBlock }
+        throw LocalTarFailure(message: "reading from the local tar failed: \(String(cString: strerror(errno)))")
+    }
+
+    /// Writes what tar takes now; 0 when it is busy. Throws when tar has stopped reading (it failed).
+    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        guard !bytes.isEmpty else { return 0 }
+        let count = send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+        if count >= 0 { return count }
+        if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return 0 }
+        throw LocalTarFailure(message: "the local tar stopped reading: \(String(cString: strerror(errno)))")
+    }
+
+    /// Ends tar's input (extract), or stops reading its output.
+    func closeDescriptor() {
+        guard descriptorOpen else { return }
+        descriptorOpen = false
+        _ = close(descriptor)
+    }
+
+    /// Waits for tar to exit (killing it after `seconds`); returns its status and what it printed on stderr.
+    func finish(waitingAtMost seconds: Double) -> (status: Int32, errors: String) {
+        closeDescriptor()
+        let deadline = Deadline(secondsFromNow: seconds)
+        while process.isRunning && !deadline.hasPassed { usleep(5_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        return (status, errors.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// Kills tar (an abandoned transfer).
+    func abandon() {
+        closeDescriptor()
+        if process.isRunning { process.terminate() }
+    }
+}
+
+/// The local tar could not be started or failed mid-stream.
+struct LocalTarFailure: Error {
+    var message: String
+}
+
+// `read` is shadowed by the method of the same name inside `LocalTar`.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}

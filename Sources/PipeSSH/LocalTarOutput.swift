@@ -1,0 +1,93 @@
+import PipeBasics
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A command's stdout into a local `tar -x`, digested and counted as it passes; stderr kept as text (download).
+///
+/// At most `limit` bytes wait for tar: beyond that stdout is left in the channel window, so memory stays flat
+/// whatever the size of the download.
+final class LocalTarOutput: CommandOutput {
+    static let limit = 1 << 20
+
+    private let tar: LocalTar
+    private var pending = [UInt8]()
+    private var pendingStart = 0
+    private let digest = SHA256Digest()
+    private let fault: ((inout [UInt8]) -> Void)?
+    /// Bytes of the stream received so far.
+    private(set) var byteCount: Int64 = 0
+    /// What the host printed on stderr (capped).
+    private(set) var errorText = [UInt8]()
+
+    init(tar: LocalTar, fault: ((inout [UInt8]) -> Void)? = nil) {
+        self.tar = tar
+        self.fault = fault
+    }
+
+    var acceptsStdout: Bool { pending.count - pendingStart < Self.limit }
+
+    func stdout(_ bytes: UnsafeRawBufferPointer) throws {
+        if let fault {
+            var copy = Array(bytes)
+            fault(&copy)
+            try copy.withUnsafeBytes { try take($0) }
+        } else {
+            try take(bytes)
+        }
+    }
+
+    private func take(_ bytes: UnsafeRawBufferPointer) throws {
+        digest.update(bytes)
+        byteCount += Int64(bytes.count)
+        var offset = 0
+        if pendingStart == pending.count {
+            offset = try tar.write(bytes)
+        }
+        if offset < bytes.count {
+            pending.append(contentsOf: bytes[offset...])
+        }
+    }
+
+    func stderr(_ bytes: UnsafeRawBufferPointer) {
+        if errorText.count < 65_536 { errorText.append(contentsOf: bytes) }
+    }
+
+    func flush() throws -> Bool {
+        guard pendingStart < pending.count else { return false }
+        let sent = try pending.withUnsafeBytes { try tar.write(UnsafeRawBufferPointer(rebasing: $0[pendingStart...])) }
+        pendingStart += sent
+        if pendingStart == pending.count {
+            pending.removeAll(keepingCapacity: true)
+            pendingStart = 0
+        } else if pendingStart > Self.limit / 2 {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
+        return sent > 0
+    }
+
+    var hasPending: Bool { pendingStart < pending.count }
+
+    var waitDescriptor: pollfd? {
+        hasPending ? pollfd(fd: tar.descriptor, events: Int16(POLLOUT), revents: 0) : nil
+    }
+
+    /// Pushes everything still buffered into tar, waiting on it (at most until `deadline`).
+    func flushAll(until deadline: Deadline) throws -> Bool {
+        while hasPending {
+            if try !flush() {
+                if deadline.hasPassed { return false }
+                var entry = pollfd(fd: tar.descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&entry, 1, 100)
+            }
+        }
+        return true
+    }
+
+    /// The stream's SHA-256, once it has ended.
+    func finalDigest() -> String { digest.finalizeHex() }
+}

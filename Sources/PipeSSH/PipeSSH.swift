@@ -1,2 +1,0 @@
-/// `PipeSSH`: see CONTRIBUTING.md for what this module owns.
-public enum PipeSSHModule {}

@@ -1,0 +1,154 @@
+import Foundation
+import PipeCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// One command running on the host over its own channel: feeds its input, hands its output over as it arrives,
+/// and (when started through `RemoteScript.groupLeader`) learns the process group it runs in.
+///
+/// The loop reads stdout and stderr without blocking, interleaved, until both would block, and waits on the
+/// socket only when libssh2 holds nothing queued for the channel: a read of one stream can pull the other's data
+/// off the socket into libssh2's queue, and waiting on the socket then would stall.
+final class RemoteCommand {
+    /// How `run` returned.
+    enum Ending: Equatable {
+        /// The host closed the channel: the command ended this way.
+        case exited(RemoteExit)
+        /// `stop` said so.
+        case stopped
+        /// The deadline, or the idle limit, passed.
+        case timedOut
+    }
+
+    let channel: SSHChannel
+    private let input: CommandInput
+    private let output: CommandOutput
+    private var announcement: ProcessGroupAnnouncement?
+    private var inputEnded = false
+    private var buffer: UnsafeMutableRawBufferPointer
+
+    /// The command's process group, once announced.
+    var processGroup: Int32? { announcement?.processGroup }
+    /// Whether it was started through `RemoteScript.groupLeader`.
+    var announcesProcessGroup: Bool { announcement != nil }
+
+    /// Opens a channel and starts `commandLine`; with `inOwnProcessGroup`, through `RemoteScript.groupLeader`.
+    init(
+        _ commandLine: String, on session: SSHSession, inOwnProcessGroup: Bool, input: CommandInput,
+        output: CommandOutput, deadline: Deadline
+    ) throws {
+        self.input = input
+        self.output = output
+        buffer = .allocate(byteCount: 256 * 1024, alignment: 16)
+        var line = commandLine
+        if inOwnProcessGroup {
+            let marker = "PIPE-PGID-" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16)
+            announcement = ProcessGroupAnnouncement(marker: marker)
+            line = RemoteScript.commandLine(
+                script: RemoteScript.groupLeader, name: "pipe", arguments: [commandLine, marker])
+        }
+        do {
+            channel = try SSHChannel(session: session, deadline: deadline)
+        } catch {
+            buffer.deallocate()
+            throw error
+        }
+        try channel.exec(line, deadline: deadline)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Stops sending input: end of file is sent at the next turn.
+    func abandonInput() {
+        inputEnded = true
+        _ = try? channel.sendEndOfInput()
+    }
+
+    /// Drives the command until the host closes the channel, `stop()` returns `true`, `deadline` passes, or no byte
+    /// moved for `idleSeconds`. Checks `stop` and the clocks at least every 100 ms.
+    ///
+    /// - Throws: `RemoteError` `.connectionLost` when the connection drops, and errors of the input and output.
+    func run(
+        deadline: Deadline, idleSeconds: Double? = nil, stop: () -> Bool = { false },
+        onAnnounced: (Int32) -> Void = { _ in }
+    ) throws -> Ending {
+        var idleDeadline = Deadline(secondsFromNow: idleSeconds)
+        var quickRetries = 0
+        while true {
+            var moved = false
+            if !inputEnded {
+                if let sent = try input.send(through: channel) {
+                    moved = sent > 0
+                } else if try channel.sendEndOfInput() {
+                    inputEnded = true
+                    moved = true
+                }
+            }
+            moved = try output.flush() || moved
+            let (drained, ended) = try drainOutput(onAnnounced: onAnnounced)
+            moved = moved || drained
+            if ended, try channel.isClosedByHost() {
+                let held = announcement?.flush() ?? []
+                if !held.isEmpty { try held.withUnsafeBytes { try output.stderr($0) } }
+                return .exited(channel.exitStatus())
+            }
+            if moved { idleDeadline = Deadline(secondsFromNow: idleSeconds) }
+            if stop() { return .stopped }
+            if deadline.hasPassed || idleDeadline.hasPassed { return .timedOut }
+            if moved { continue }
+            if channel.hasQueuedOutput && output.acceptsStdout && quickRetries < 2 {
+                quickRetries += 1
+                continue
+            }
+            quickRetries = 0
+            var others = [input.waitDescriptor, output.waitDescriptor].compactMap { $0 }
+            let wait = min(deadline.remaining(cappedAt: 0.1), idleDeadline.remaining(cappedAt: 0.1))
+            channel.session.waitForSocket(maxSeconds: wait, others: &others)
+        }
+    }
+
+    /// Reads both streams until both would block. Returns whether anything arrived, and whether both have ended.
+    private func drainOutput(onAnnounced: (Int32) -> Void) throws -> (moved: Bool, ended: Bool) {
+        var moved = false
+        while true {
+            var stdoutEnded = false
+            var stderrEnded = false
+            var progressed = false
+            if output.acceptsStdout {
+                switch try channel.read(.stdout, into: buffer) {
+                case .bytes(let count):
+                    try output.stdout(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    progressed = true
+                case .endOfStream: stdoutEnded = true
+                case .wouldBlock: break
+                }
+            }
+            switch try channel.read(.stderr, into: buffer) {
+            case .bytes(let count):
+                progressed = true
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                if announcement == nil {
+                    try output.stderr(chunk)
+                } else {
+                    let before = announcement?.processGroup
+                    let passed = announcement?.filter(chunk) ?? []
+                    if !passed.isEmpty { try passed.withUnsafeBytes { try output.stderr($0) } }
+                    if before == nil, let group = announcement?.processGroup { onAnnounced(group) }
+                }
+            case .endOfStream: stderrEnded = true
+            case .wouldBlock: break
+            }
+            if !progressed { return (moved, stdoutEnded && stderrEnded) }
+            moved = true
+        }
+    }
+
+    /// Closes the channel (without waiting long for the host).
+    func close() {
+        channel.close(deadline: Deadline(secondsFromNow: 2))
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+import PipeCore
+
+extension SSHRemoteHost {
+    /// Uploads the contents of a local folder into `remoteDirectory` (created; relative paths are relative to the
+    /// login's home) as one tar stream, verified by the SHA-256 of that stream taken on both ends.
+    ///
+    /// - Throws: `RemoteError` `.transferCorrupt` when the digests differ, `.diskFull` when the host's disk is
+    ///   full, `.timeout` when no byte moved for `transferStallSeconds`, `.commandFailed` when a tar failed.
+    public func upload(directory: URL, to remoteDirectory: String) throws -> TransferSummary {
+        let started = MonotonicClock.seconds()
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw RemoteError(.commandFailed, host: name, "cannot upload \(directory.path): it is not a folder")
+        }
+        let tar = try localTar { try LocalTar.archiving(directory) }
+        defer { tar.abandon() }
+        let input = LocalTarInput(tar: tar)
+        let output = CollectedOutput()
+        let line = RemoteScript.commandLine(
+            script: RemoteScript.extractUpload, name: "pipe-upload", arguments: [remoteDirectory])
+        let remote = try RemoteCommand(
+            line, on: session, inOwnProcessGroup: true, input: input, output: output,
+            deadline: Deadline(secondsFromNow: Self.startSeconds))
+        defer { remote.close() }
+        let what = "the upload of \(directory.path) to \(remoteDirectory)"
+        guard case .exited(let exit) = try remote.run(deadline: .never, idleSeconds: transferStallSeconds) else {
+            try? stopQuietly(remote)
+            throw RemoteError(
+                .timeout, host: name,
+                "\(what) stalled: no byte moved for \(Int(transferStallSeconds)) s; \(remoteDirectory) on the host is "
+                    + "incomplete")
+        }
+        let local = tar.finish(waitingAtMost: 30)
+        guard local.status == 0 else {
+            throw RemoteError(
+                .commandFailed, host: name, "\(what) failed: the local tar exited with \(local.status): \(local.errors)")
+        }
+        let hostErrors = String(decoding: output.stderrData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard exit == .exited(0) else {
+            let kind: RemoteError.Kind = hostErrors.contains("No space left on device") ? .diskFull : .commandFailed
+            throw RemoteError(
+                kind, host: name,
+                "\(what) failed: tar on the host ended with \(exit.artifactText): "
+                    + (hostErrors.isEmpty ? "no message" : hostErrors) + "; \(remoteDirectory) on the host is incomplete")
+        }
+        let sent = input.finalDigest()
+        let received = Self.field("pipe-sha256", in: String(decoding: output.stdoutData, as: UTF8.self))
+        guard received == sent else {
+            throw RemoteError(
+                .transferCorrupt, host: name,
+                "\(what) arrived damaged: the host's SHA-256 of the stream is \(received ?? "missing") but "
+                    + "\(input.byteCount) bytes with SHA-256 \(sent) were sent; \(remoteDirectory) on the host "
+                    + "cannot be trusted: remove it and upload again")
+        }
+        return TransferSummary(
+            bytes: input.byteCount, sha256: sent, seconds: MonotonicClock.seconds() - started,
+            destination: remoteDirectory)
+    }
+
+    /// Downloads a remote file or folder (relative paths are relative to the login's home) into `localParent` as a
+    /// tar stream. It is extracted into a hidden temporary folder inside `localParent`, checked against the host's
+    /// byte count and SHA-256 of the stream, and only then renamed to its own name: an interrupted or damaged
+    /// transfer never leaves something that looks whole. Memory stays flat (at most ~1 MiB waits for the local tar).
+    ///
+    /// - Throws: `RemoteError` `.transferCorrupt` on a digest or size mismatch or on cancellation,
+    ///   `.connectionLost` when the connection drops, `.timeout` when no byte moved for `transferStallSeconds`,
+    ///   `.commandFailed` when the remote path does not exist, a tar failed or the local item already exists.
+    ///   In every case the temporary folder is removed.
+    public func download(_ remotePath: String, into localParent: URL, cancellation: CancellationToken) throws
+        -> TransferSummary
+    {
+        let started = MonotonicClock.seconds()
+        let (remoteParent, itemName) = try Self.split(remotePath, host: name)
+        let destination = localParent.appendingPathComponent(itemName)
+        let what = "the download of \(remotePath)"
+        guard (try? destination.checkResourceIsReachable()) != true,
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: destination.path)) == nil
+        else {
+            throw RemoteError(
+                .commandFailed, host: name,
+                "\(what) stopped before it began: \(destination.path) already exists, and Pipe never overwrites a "
+                    + "pulled-back item")
+        }
+        let staging = localParent.appendingPathComponent(".pipe-partial-\(itemName)-\(UUID().uuidString.prefix(8))")
+        do {
+            try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        } catch {
+            throw RemoteError(
+                .commandFailed, host: name, "\(what) cannot start: cannot create \(staging.path): \(error.localizedDescription)")
+        }
+        defer { try? FileManager.default.removeItem(at: staging) }
+
+        let tar = try localTar { try LocalTar.extracting(into: staging) }
+        defer { tar.abandon() }
+        let output = LocalTarOutput(tar: tar, fault: downloadChunkFault)
+        let line = RemoteScript.commandLine(
+            script: RemoteScript.archiveDownload, name: "pipe-download", arguments: [remoteParent, itemName])
+        let remote = try RemoteCommand(
+            line, on: session, inOwnProcessGroup: true, input: DataInput(nil), output: output,
+            deadline: Deadline(secondsFromNow: Self.startSeconds))
+        defer { remote.close() }
+        let ending: RemoteCommand.Ending
+        do {
+            ending = try remote.run(
+                deadline: .never, idleSeconds: transferStallSeconds, stop: { cancellation.isCancelled })
+        } catch let failure as LocalTarFailure {
+            let local = tar.finish(waitingAtMost: 5)
+            try? stopQuietly(remote)
+            throw RemoteError(
+                .commandFailed, host: name,
+                "\(what) failed locally: \(failure.message): \(local.errors); nothing was kept")
+        }
+        switch ending {
+        case .stopped:
+            try? stopQuietly(remote)
+            throw RemoteError(
+                .transferCorrupt, host: name,
+                "\(what) was interrupted (\(cancellation.cancellationReason ?? "cancelled")) after \(output.byteCount) "
+                    + "bytes; the partial copy was removed")
+        case .timedOut:
+            try? stopQuietly(remote)
+            throw RemoteError(
+                .timeout, host: name,
+                "\(what) stalled: no byte arrived for \(Int(transferStallSeconds)) s; the partial copy was removed")
+        case .exited:
+            break
+        }
+
+        let report = String(decoding: output.errorText, as: UTF8.self)
+        if report.split(separator: "\n").contains("pipe-missing") {
+            throw RemoteError(.commandFailed, host: name, "\(what) failed: \(remotePath) does not exist on the host")
+        }
+        let flushed = try output.flushAll(until: Deadline(secondsFromNow: transferStallSeconds))
+        let local = tar.finish(waitingAtMost: transferStallSeconds)
+        let hostMessages = report.split(separator: "\n").filter { !$0.hasPrefix("pipe-") }.joined(separator: "\n")
+        let hostTarStatus = Self.field("pipe-tar-status", in: report)
+        guard hostTarStatus == "0" else {
+            throw RemoteError(
+                .commandFailed, host: name,
+                "\(what) failed: tar on the host ended with \(hostTarStatus ?? "no status"): "
+                    + (hostMessages.isEmpty ? "no message" : hostMessages) + "; nothing was kept")
+        }
+        let expectedDigest = Self.field("pipe-sha256", in: report)
+        let expectedBytes = Self.field("pipe-bytes", in: report).flatMap { Int64($0) }
+        let digest = output.finalDigest()
+        guard expectedDigest == digest, expectedBytes == output.byteCount else {
+            throw RemoteError(
+                .transferCorrupt, host: name,
+                "\(what) arrived damaged: the host sent \(expectedBytes.map(String.init) ?? "?") bytes with SHA-256 "
+                    + "\(expectedDigest ?? "missing"), Pipe received \(output.byteCount) bytes with SHA-256 \(digest); "
+                    + "the partial copy was removed: download it again")
+        }
+        guard flushed, local.status == 0 else {
+            throw RemoteError(
+                .commandFailed, host: name,
+                "\(what) arrived intact but could not be extracted locally (tar exited with \(local.status)): "
+                    + "\(local.errors); nothing was kept")
+        }
+        do {
+            try FileManager.default.moveItem(at: staging.appendingPathComponent(itemName), to: destination)
+        } catch {
+            throw RemoteError(
+                .commandFailed, host: name,
+                "\(what) arrived intact but could not be moved to \(destination.path): \(error.localizedDescription)")
+        }
+        return TransferSummary(
+            bytes: output.byteCount, sha256: digest, seconds: MonotonicClock.seconds() - started,
+            destination: destination.path)
+    }
+
+    /// Kills an abandoned transfer's process group, without waiting for it to say more.
+    private func stopQuietly(_ remote: RemoteCommand) throws {
+        remote.abandonInput()
+        if let group = remote.processGroup { try terminate(RemoteProcessGroup(id: group), graceSeconds: 1) }
+    }
+
+    private func localTar(_ start: () throws -> LocalTar) throws -> LocalTar {
+        do {
+            return try start()
+        } catch let failure as LocalTarFailure {
+            throw RemoteError(.commandFailed, host: name, failure.message)
+        }
+    }
+
+    /// `remotePath`'s folder and last component; refuses paths without a real last component.
+    static func split(_ remotePath: String, host: String) throws -> (parent: String, name: String) {
+        var path = remotePath
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard let last = parts.last, !last.isEmpty, last != ".", last != ".." else {
+            throw RemoteError(
+                .commandFailed, host: host, "cannot download '\(remotePath)': name a file or folder, not '\(path)'")
+        }
+        let parent = parts.dropLast().joined(separator: "/")
+        return (parts.count == 1 ? "." : (parent.isEmpty ? "/" : parent), String(last))
+    }
+
+    /// The value after `name ` on the first line that starts with it.
+    static func field(_ name: String, in text: String) -> String? {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            let value = line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces)
+            return value.split(separator: " ").first.map(String.init)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import PipeBasics
+import PipeCore
+
+/// `RemoteHost` over one `SSHSession`: every call opens its own exec channel on that session.
+///
+/// Every command runs through `/bin/sh` as the leader of its own process group on the host (sshd's `setsid()`,
+/// checked by `RemoteScript.groupLeader`), so a timeout or a cancellation kills the whole group over a second channel
+/// — libssh2 1.10 cannot send a signal over a channel. Same thread rule as `SSHSession`.
+public final class SSHRemoteHost: RemoteHost {
+    /// The session every channel is opened on.
+    public let session: SSHSession
+    /// Seconds between SIGTERM and SIGKILL when a process group is stopped.
+    public var terminationGraceSeconds: Double
+    /// A transfer that moves no byte for this long is abandoned.
+    public var transferStallSeconds: Double
+    /// Seconds allowed to open a channel and start a command.
+    static let startSeconds: Double = 30
+    /// Seconds a stopped command gets to announce its process group, and to end after its group was killed.
+    static let settleSeconds: Double = 5
+
+    /// Tests only: called with every chunk of a download's stream as it arrives, before it is digested — a fault
+    /// injected between the host's digest and ours.
+    var downloadChunkFault: ((inout [UInt8]) -> Void)?
+
+    public init(session: SSHSession, terminationGraceSeconds: Double = 3, transferStallSeconds: Double = 120) {
+        self.session = session
+        self.terminationGraceSeconds = terminationGraceSeconds
+        self.transferStallSeconds = transferStallSeconds
+    }
+
+    /// Connects with `SSHSession.connect(to:environment:)` and wraps the session.
+    public convenience init(
+        connectingTo host: HostConfig, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws {
+        self.init(session: try SSHSession.connect(to: host, environment: environment))
+    }
+
+    public var name: String { session.host.name }
+
+    /// Runs a short command with `/bin/sh -c` and collects its output.
+    ///
+    /// When `timeoutSeconds` runs out, the command's process group is killed and the exit is `.timedOut`, with the
+    /// output received until then. Throws `RemoteError` `.connectionLost` when the connection drops.
+    public func capture(_ command: String, stdin: Data?, timeoutSeconds: Double) throws -> CapturedOutput {
+        let deadline = Deadline(secondsFromNow: timeoutSeconds)
+        let output = CollectedOutput()
+        let remote = try RemoteCommand(
+            command, on: session, inOwnProcessGroup: true, input: DataInput(stdin), output: output,
+            deadline: deadline.earlier(Deadline(secondsFromNow: Self.startSeconds)))
+        defer { remote.close() }
+        switch try remote.run(deadline: deadline) {
+        case .exited(let exit):
+            try requireAnnouncement(remote, exit: exit, stderr: output.stderrData)
+            return CapturedOutput(stdout: output.stdoutData, stderr: output.stderrData, exit: exit)
+        case .timedOut, .stopped:
+            try stop(remote)
+            return CapturedOutput(stdout: output.stdoutData, stderr: output.stderrData, exit: .timedOut)
+        }
+    }
+
+    /// Runs a long command in its own process group, streaming its output to the callbacks as it arrives.
+    ///
+    /// `onStarted` gets the group's id as soon as the host announces it (before the command's own output). The
+    /// cancellation token and the deadline are checked at least every 100 ms; either kills the group (SIGTERM, then
+    /// SIGKILL after `terminationGraceSeconds`) over a second channel, waits until none of it is left, and returns
+    /// `.cancelled` / `.timedOut`. A dropped connection returns `.lost` (the group may still run: kill it with
+    /// `terminate(_:graceSeconds:)` after reconnecting). A signal ending the command shows as `.signaled`.
+    public func runStoppable(
+        _ command: String, stdin: Data?, timeoutSeconds: Double?, cancellation: CancellationToken,
+        onStarted: (RemoteProcessGroup) -> Void, onStdout: (Data) -> Void, onStderr: (Data) -> Void
+    ) throws -> RemoteExit {
+        try withoutActuallyEscaping(onStdout) { onStdout in
+            try withoutActuallyEscaping(onStderr) { onStderr in
+                let deadline = Deadline(secondsFromNow: timeoutSeconds)
+                let output = CallbackOutput(onStdout: onStdout, onStderr: onStderr)
+                let remote = try RemoteCommand(
+                    command, on: session, inOwnProcessGroup: true, input: DataInput(stdin), output: output,
+                    deadline: deadline.earlier(Deadline(secondsFromNow: Self.startSeconds)))
+                defer { remote.close() }
+                do {
+                    let ending = try remote.run(
+                        deadline: deadline, stop: { cancellation.isCancelled },
+                        onAnnounced: { onStarted(RemoteProcessGroup(id: $0)) })
+                    switch ending {
+                    case .exited(let exit):
+                        try requireAnnouncement(remote, exit: exit, stderr: Data())
+                        return exit
+                    case .stopped:
+                        try stop(remote)
+                        return .cancelled
+                    case .timedOut:
+                        try stop(remote)
+                        return .timedOut
+                    }
+                } catch let error as RemoteError where error.kind == .connectionLost {
+                    return .lost(error.message)
+                }
+            }
+        }
+    }
+
+    /// Stops a process group on the host: SIGTERM, up to `graceSeconds` (default `terminationGraceSeconds`) for it
+    /// to end, then SIGKILL; returns once none of its processes is left. For a group recorded by `runStoppable`
+    /// whose connection was lost.
+    ///
+    /// - Throws: `RemoteError` `.commandFailed` when a member survives SIGKILL.
+    public func terminate(_ group: RemoteProcessGroup, graceSeconds: Double? = nil) throws {
+        guard group.id > 1 else {
+            throw RemoteError(.commandFailed, host: name, "refusing to signal process group \(group.id)")
+        }
+        let grace = graceSeconds ?? terminationGraceSeconds
+        let tenths = Int((grace * 10).rounded(.up))
+        let line = RemoteScript.commandLine(
+            script: RemoteScript.killGroup, name: "pipe-kill", arguments: [String(group.id), String(tenths)])
+        let output = CollectedOutput()
+        let deadline = Deadline(secondsFromNow: grace + 15)
+        let killer = try RemoteCommand(
+            line, on: session, inOwnProcessGroup: false, input: DataInput(nil), output: output, deadline: deadline)
+        defer { killer.close() }
+        let ending = try killer.run(deadline: deadline)
+        guard ending == .exited(.exited(0)) else {
+            let detail = String(decoding: output.stderrData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw RemoteError(
+                .commandFailed, host: name,
+                "could not stop process group \(group.id) on the host (\(ending)): \(detail.isEmpty ? "no detail" : detail)")
+        }
+    }
+
+    /// Kills a stopped command's process group and collects what it printed until it ended.
+    private func stop(_ remote: RemoteCommand) throws {
+        remote.abandonInput()
+        if remote.processGroup == nil {
+            // The announcement is the wrapper's first output: it is normally a few milliseconds away.
+            _ = try remote.run(
+                deadline: Deadline(secondsFromNow: Self.settleSeconds), stop: { remote.processGroup != nil })
+        }
+        guard let group = remote.processGroup else {
+            throw RemoteError(
+                .commandFailed, host: name,
+                "the command did not announce its process group within \(Int(Self.settleSeconds)) s, so Pipe could not "
+                    + "stop it; it may still be running on the host")
+        }
+        try terminate(RemoteProcessGroup(id: group))
+        _ = try remote.run(deadline: Deadline(secondsFromNow: Self.settleSeconds))
+    }
+
+    /// A command that ended without announcing its process group never ran: `RemoteScript.groupLeader` refused, or
+    /// `/bin/sh` could not start.
+    private func requireAnnouncement(_ remote: RemoteCommand, exit: RemoteExit, stderr: Data) throws {
+        guard remote.processGroup == nil else { return }
+        let detail = String(decoding: stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        throw RemoteError(
+            .commandFailed, host: name,
+            "the command did not start (\(exit.artifactText)): \(detail.isEmpty ? "no message from the host" : detail)")
+    }
+}
