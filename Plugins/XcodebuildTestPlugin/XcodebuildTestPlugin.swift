@@ -45,7 +45,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
                 "could not create \(bundle.directory): \(prepare.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))")
         }
         let line = "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(command.xcodebuild.shellLine) 2>&1"
-        context.events.emit(.layerStarted(layer: layerName, attempt: context.attempt, command: command.xcodebuild.shellLine))
+        context.events.emit(.remoteCommand(layer: layerName, command: command.xcodebuild.shellLine))
 
         let logURL = context.localArtifacts.appendingPathComponent(ArtifactName.log)
         guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {

@@ -44,9 +44,10 @@ public final class LiveRenderer: EventSink {
             line("\(available) simulator\(available == 1 ? "" : "s") available on \(host)", mark: "✓")
         case .simulatorChosen(_, let choice):
             line("simulator \(choice.simulator.udid) — \(choice.reason)", mark: "✓")
-        case .layerStarted(let layer, let attempt, let command):
-            let suffix = attempt > 1 ? " (attempt \(attempt))" : ""
-            line("layer \(layer)\(suffix)" + (command.map { ": \($0)" } ?? ""), mark: "▸")
+        case .layerStarted(let layer, let attempt):
+            line("layer \(layer)" + (attempt > 1 ? " (attempt \(attempt))" : ""), mark: "▸")
+        case .remoteCommand(_, let command):
+            line(command, mark: "$", indent: 2)
         case .testFinished(_, let result):
             showTest(result)
         case .output(_, _, let text):

@@ -136,7 +136,8 @@ public final class RunEngine {
         try checkCancelled()
 
         // 4. A fresh run folder on the host, and the workspace in it.
-        let remoteRunFolder = "\(session.host.workDirectory)/runs/\(state.runID)"
+        let remoteRunFolder = try makeRemoteRunFolder(
+            "\(session.host.workDirectory)/runs/\(state.runID)", on: remote, host: session.host.name)
         state.record.remoteRunFolder = remoteRunFolder
         try state.persist()
         defer { cleanUpRemote(remoteRunFolder, on: remote) }
@@ -240,7 +241,7 @@ public final class RunEngine {
                     startedAt: UTCTimestamp.iso8601(attemptStart), finishedAt: nil, durationSeconds: nil, facts: [:],
                     artifacts: []))
             try state.persist()
-            events.emit(.layerStarted(layer: spec.name, attempt: attempt, command: nil))
+            events.emit(.layerStarted(layer: spec.name, attempt: attempt))
 
             let pluginContext = LayerContext(
                 runID: state.runID, pipelineName: context.request.pipeline.name, layer: spec, attempt: attempt,
@@ -318,6 +319,24 @@ public final class RunEngine {
                 layer: state.record.layers[index].name, attempt: 0,
                 result: LayerResultSummary(
                     outcome: outcome, evidence: evidence, exitText: nil, passedTests: 0, failedTests: 0, seconds: 0)))
+    }
+
+    /// Creates the run's folder on the host and returns its absolute path: commands run from other folders (the
+    /// workspace), so every path Pipe hands to the host must be absolute.
+    private func makeRemoteRunFolder(_ folder: String, on remote: RemoteHost, host: String) throws -> String {
+        // `~/x` in the hosts file means the login's home, which is where relative paths start anyway.
+        let relative = folder.hasPrefix("~/") ? String(folder.dropFirst(2)) : folder
+        let output = try remote.capture(
+            "mkdir -p \(ShellQuote.quote(relative)) && cd \(ShellQuote.quote(relative)) && pwd", timeoutSeconds: 60)
+        let path = output.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard output.exit == .exited(0), path.hasPrefix("/") else {
+            let reason = output.stderrText.trimmingCharacters(in: .whitespacesAndNewlines)
+            throw RemoteError(
+                reason.contains("No space left") ? .diskFull : .commandFailed, host: host,
+                "could not create the run folder \(folder) on the host: \(reason); check `work-dir` in the hosts file "
+                    + "and the host's free disk space")
+        }
+        return path
     }
 
     private func cleanUpRemote(_ folder: String, on remote: RemoteHost) {

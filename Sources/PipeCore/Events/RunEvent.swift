@@ -8,7 +8,9 @@ public enum RunEvent: Sendable {
     case workspaceUploaded(host: String, bytes: Int64, seconds: Double)
     case simulatorsListed(host: String, available: Int)
     case simulatorChosen(host: String, choice: SimulatorChoice)
-    case layerStarted(layer: String, attempt: Int, command: String?)
+    case layerStarted(layer: String, attempt: Int)
+    /// The main command a plugin runs on the host for a layer, as the remote shell receives it.
+    case remoteCommand(layer: String, command: String)
     case testFinished(layer: String, result: TestCaseResult)
     /// A raw chunk of the layer's log (stdout or stderr), already free of secrets.
     case output(layer: String, stream: OutputStream, text: String)
