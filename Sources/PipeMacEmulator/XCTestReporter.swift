@@ -6,8 +6,7 @@ import Foundation
 /// Both runners drive it: the canned runner from its fixture, the real runner from translated Linux XCTest lines.
 final class XCTestReporter {
     private let output: EmulatorOutput
-    private var current:
-        (identity: TestIdentity, failures: [ResultBundleRecord.Issue], skip: ResultBundleRecord.Issue?)?
+    private var current: RunningTest?
     private(set) var tests: [ResultBundleRecord.TestCase] = []
     /// Called after each finished test with the number finished so far (the crash fault counts with it).
     var onTestFinished: ((Int) -> Void)?
@@ -42,7 +41,7 @@ final class XCTestReporter {
     }
 
     func caseStarted(_ identity: TestIdentity) {
-        current = (identity, [], nil)
+        current = RunningTest(identity: identity)
         output.line("Test Case '\(identity.objectiveCName)' started.")
     }
 
@@ -115,5 +114,12 @@ final class XCTestReporter {
         return String(
             format: "%04d-%02d-%02d %02d:%02d:%02d.%03d", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
             Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), min(millis, 999))
+    }
+
+    /// The test between its "started" and its result line.
+    private struct RunningTest {
+        let identity: TestIdentity
+        var failures: [ResultBundleRecord.Issue] = []
+        var skip: ResultBundleRecord.Issue?
     }
 }

@@ -96,6 +96,15 @@ final class XcodebuildErrorTests: XCTestCase {
         XCTAssertTrue(summary.stdout.contains("\"deviceId\" : \"\(EmulatorHarness.iPhone15OnIOS17)\""), summary.stdout)
     }
 
+    func testDestinationByNameAloneTakesTheNewestOS() {
+        let outcome = test(["-destination", "platform=iOS Simulator,name=iPhone 15"], scheme: "Reader")
+        XCTAssertEqual(outcome.status, 65, outcome.stderr)
+        let summary = host.run(
+            "xcrun", ["xcresulttool", "get", "test-results", "summary", "--path", workspace.path + "/out/R.xcresult"])
+        XCTAssertTrue(summary.stdout.contains("\"deviceId\" : \"\(EmulatorHarness.iPhone15OnIOS18)\""), summary.stdout)
+        XCTAssertTrue(summary.stdout.contains("\"osVersion\" : \"18.2\""))
+    }
+
     func testExistingResultBundleIsExit64BeforeAnyWork() throws {
         let existing = workspace.appendingPathComponent("out/R.xcresult")
         try FileManager.default.createDirectory(at: existing, withIntermediateDirectories: true)
