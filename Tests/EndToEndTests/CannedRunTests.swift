@@ -223,9 +223,11 @@ final class CannedRunTests: XCTestCase {
     }
 
     private func assertNoProcess(inGroup group: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let listing = try Self.host.inspect("ps -eo pgid=,pid=,args=")
-        let members = listing.stdout.split(separator: "\n").filter {
-            $0.split(separator: " ", omittingEmptySubsequences: true).first.map(String.init) == group
+        // A zombie (state Z) has already exited and only waits to be reaped: it runs nothing.
+        let listing = try Self.host.inspect("ps -eo pgid=,stat=,pid=,args=")
+        let members = listing.stdout.split(separator: "\n").filter { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+            return fields.count > 1 && fields[0] == group && !fields[1].hasPrefix("Z")
         }
         XCTAssertEqual(members, [], "processes of group \(group) still run on the host", file: file, line: line)
     }
