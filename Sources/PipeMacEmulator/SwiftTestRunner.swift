@@ -161,6 +161,12 @@ final class SwiftTestRunner: TestRunner {
             var childEnvironment = environment
             // A Mac writes a crash report to a file; Swift's Linux backtracer would flood the log instead.
             if childEnvironment["SWIFT_BACKTRACE"] == nil { childEnvironment["SWIFT_BACKTRACE"] = "enable=no" }
+            // The host's PATH offers only macOS's own tools; the toolchain, like Xcode's on a Mac, finds its
+            // linker and helpers in its own folder and the system's.
+            let toolchainFolder = swift.contains("/") ? [(swift as NSString).deletingLastPathComponent] : []
+            let hostPath = environment["PATH"].map { [$0] } ?? []
+            childEnvironment["PATH"] = (toolchainFolder + hostPath + ["/usr/local/bin", "/usr/bin", "/bin"])
+                .joined(separator: ":")
             child = try ChildProcess.spawn(
                 executable: executable, arguments: arguments, environment: childEnvironment,
                 workingDirectory: workspace.root.path)
