@@ -42,14 +42,16 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         guard prepare.exit == .exited(0) else {
             throw RemoteError(
                 .commandFailed, host: context.hostName,
-                "could not create \(bundle.directory): \(prepare.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))")
+                "could not create \(bundle.directory): \(prepare.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))"
+            )
         }
         let line = "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(command.xcodebuild.shellLine) 2>&1"
         context.events.emit(.remoteCommand(layer: layerName, command: command.xcodebuild.shellLine))
 
         let logURL = context.localArtifacts.appendingPathComponent(ArtifactName.log)
         guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
-            throw ConfigurationError("could not create \(logURL.path) on the coordinator: check the disk and permissions")
+            throw ConfigurationError(
+                "could not create \(logURL.path) on the coordinator: check the disk and permissions")
         }
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
@@ -68,12 +70,14 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             onStarted: { processGroup = $0 },
             onStdout: { chunk in
                 log.write(chunk)
-                context.events.emit(.output(layer: layerName, stream: .stdout, text: String(decoding: chunk, as: UTF8.self)))
+                context.events.emit(
+                    .output(layer: layerName, stream: .stdout, text: String(decoding: chunk, as: UTF8.self)))
                 handleEvents(parser.feed(chunk))
             },
             onStderr: { chunk in
                 log.write(chunk)
-                context.events.emit(.output(layer: layerName, stream: .stderr, text: String(decoding: chunk, as: UTF8.self)))
+                context.events.emit(
+                    .output(layer: layerName, stream: .stderr, text: String(decoding: chunk, as: UTF8.self)))
             })
         handleEvents(parser.finish())
         try? log.synchronize()
@@ -171,7 +175,9 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             return (artifacts, nil)
         }
         let summaryURL = context.localArtifacts.appendingPathComponent(ArtifactName.resultSummary)
-        if (try? output.stdout.write(to: summaryURL)) != nil, let record = try? record(.summaryJSON, summaryURL, context) {
+        if (try? output.stdout.write(to: summaryURL)) != nil,
+            let record = try? record(.summaryJSON, summaryURL, context)
+        {
             artifacts.append(record)
         }
         do {

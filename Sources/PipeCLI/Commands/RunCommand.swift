@@ -21,7 +21,8 @@ enum RunCommand {
             """,
         arguments: [.required("pipeline", help: "A pipeline file, or a name in pipelines/ (app-intents).")],
         options: [
-            .value("ref", short: "r", help: "The git ref (branch, tag or commit) to verify, instead of the pipeline's."),
+            .value(
+                "ref", short: "r", help: "The git ref (branch, tag or commit) to verify, instead of the pipeline's."),
             .keyValue("param", help: "Set a pipeline parameter (repeatable), overriding its default."),
             .value("udid", help: "Use this simulator (overrides SIM_UDID and the pipeline); the host must have it."),
             .value("host", help: "Run on this host of the hosts file."),
@@ -48,9 +49,10 @@ enum RunCommand {
         }
         if let ref = arguments.string("ref") { pipeline.repository.ref = ref }
         let (udid, udidSource) = try simulatorOverride(arguments, environment: context.environment)
-        let hostsFile = arguments.string("hosts-file").map {
-            URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
-        } ?? project.defaultHostsFile
+        let hostsFile =
+            arguments.string("hosts-file").map {
+                URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
+            } ?? project.defaultHostsFile
         guard FileManager.default.fileExists(atPath: hostsFile.path) else {
             throw RequestError(
                 "no hosts file at \(hostsFile.path): list your Mac hosts there (see docs/pipeline-format.md), or run "
@@ -88,7 +90,8 @@ enum RunCommand {
         var values: [String: String] = [:]
         for pair in arguments.keyValues("param") {
             guard values[pair.key] == nil else {
-                throw UsageError(.custom("--param \(pair.key) is given twice; give each parameter once"), command: arguments.command)
+                throw UsageError(
+                    .custom("--param \(pair.key) is given twice; give each parameter once"), command: arguments.command)
             }
             values[pair.key] = pair.value
         }
@@ -109,7 +112,8 @@ enum RunCommand {
         if let udid = environment["SIM_UDID"] {
             guard !udid.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw RequestError(
-                    "SIM_UDID is set but empty; set it to a simulator UDID the host has, or unset it to let Pipe choose")
+                    "SIM_UDID is set but empty; set it to a simulator UDID the host has, or unset it to let Pipe choose"
+                )
             }
             return (udid, "SIM_UDID")
         }
