@@ -23,7 +23,7 @@ enum RunCommand {
         options: [
             .value(
                 "ref", short: "r", help: "The git ref (branch, tag or commit) to verify, instead of the pipeline's."),
-            .keyValue("param", help: "Set a pipeline parameter (repeatable), overriding its default."),
+            .keyValue("param", help: "Set a pipeline parameter, overriding its default."),
             .value("udid", help: "Use this simulator (overrides SIM_UDID and the pipeline); the host must have it."),
             .value("host", help: "Run on this host of the hosts file."),
             .value("hosts-file", valueName: "path", help: "The hosts file (default: .pipe/hosts.yml)."),
