@@ -2,6 +2,8 @@
 SWIFT ?= swift
 PROJECT_KEY := $(shell printf %s "$(CURDIR)" | cksum | cut -d' ' -f1)
 MAC_STATE ?= /tmp/pipe-mac-$(shell id -u)-$(PROJECT_KEY)/mac-1
+# The demo host runs the example's tests for real (canned mode replays recorded results instead).
+MAC_MODE ?= real
 FORMAT_PATHS := Package.swift Sources Plugins Tests examples/reader-app
 
 .PHONY: deps build release lint test demo mac-up mac-down bench clean
@@ -26,9 +28,9 @@ test: deps lint
 
 # Starts the emulated Mac host (idempotent) and writes the default hosts file .pipe/hosts.yml.
 mac-up: release
-	@scripts/mac-host up --state "$(MAC_STATE)" --emulator .build/release/pipe-mac-emulator \
+	@scripts/mac-host up --state "$(MAC_STATE)" --mode $(MAC_MODE) --emulator .build/release/pipe-mac-emulator \
 		--hosts-file .pipe/hosts.yml >/dev/null
-	@echo "emulated Mac host running (state: $(MAC_STATE)); hosts file: .pipe/hosts.yml"
+	@echo "emulated Mac host running ($(MAC_MODE) mode, state $(MAC_STATE)); hosts file: .pipe/hosts.yml"
 
 mac-down:
 	@scripts/mac-host down --state "$(MAC_STATE)"

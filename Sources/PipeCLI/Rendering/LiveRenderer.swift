@@ -54,8 +54,10 @@ public final class LiveRenderer: EventSink {
             if verbose { write(text) }
         case .layerFinished(let layer, _, let result):
             showLayer(layer, result)
-        case .artifactsPulled(let layer, let paths):
-            line("\(layer): pulled back \(paths.joined(separator: ", "))", mark: " ", indent: 2)
+        case .artifactsPulled(_, let paths):
+            // The summary lists every path; here one line says where they went.
+            let folders = Set(paths.map { ($0 as NSString).deletingLastPathComponent }).sorted()
+            line("brought back \(paths.count) artifacts into \(folders.joined(separator: ", "))/", mark: " ", indent: 4)
         case .warning(let message):
             line("warning: \(message)", mark: "!")
         case .runFinished(let summary):
