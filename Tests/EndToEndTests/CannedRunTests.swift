@@ -203,6 +203,29 @@ final class CannedRunTests: XCTestCase {
             try Self.host.inspect("test -d \(remoteFolder)").exitCode, 0, "\(remoteFolder) left on the host")
     }
 
+    func testAnInfrastructureFailureIsRetriedOnceOnAnotherSimulatorAndEveryAttemptKept() throws {
+        var config = try Self.host.readConfig()
+        config["faults"] = ["crashMidTest": 2]
+        try Self.host.writeConfig(config)
+        let project = try PipeProject(host: Self.host)
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(result.exitCode, 3, "a crash of xcodebuild is not the app's failure:\n\(result.combined)")
+        let record = try project.lastRecord()
+        let logic = try XCTUnwrap(layer("logic", in: record))
+        XCTAssertEqual(logic["outcome"] as? String, "infrastructure")
+        let attempts = try XCTUnwrap(logic["attempts"] as? [[String: Any]])
+        XCTAssertEqual(attempts.count, 2, "the default policy retries an infrastructure failure once")
+        let simulators = attempts.compactMap { $0["simulatorUDID"] as? String }
+        XCTAssertEqual(Set(simulators).count, 2, "the retry runs on another simulator: \(simulators)")
+        let runFolder = try XCTUnwrap(project.runFolders().last)
+        for folder in ["logic", "logic/attempt-2"] {
+            XCTAssertTrue(
+                FileManager.default.fileExists(
+                    atPath: runFolder.appendingPathComponent("\(folder)/xcodebuild.log").path),
+                "\(folder) keeps its own log")
+        }
+    }
+
     // MARK: - Helpers
 
     /// Makes the first ReadingIDTests test take ten minutes in the canned results, and commits it.
