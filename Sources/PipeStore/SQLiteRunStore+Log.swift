@@ -3,6 +3,7 @@ import PipeCore
 
 /// Sign-offs and events: append-only tables (SQL triggers refuse updates, and deletes except with the run).
 extension SQLiteRunStore {
+    @discardableResult
     public func appendSignoff(_ signoff: SignoffRequest) throws -> Signoff {
         let at = StoreTimestamp.format(signoff.at)
         return try write { db in
@@ -54,6 +55,7 @@ extension SQLiteRunStore {
         }
     }
 
+    @discardableResult
     public func appendEvents(_ events: [StoredEvent.Draft], runID: String) throws -> [Int64] {
         try write { db in
             _ = try runStatus(db, runID)
