@@ -4,7 +4,7 @@ import PipeCore
 /// Pruning old runs, and the facts only history can tell: a test's record and its flakiness.
 extension SQLiteRunStore {
     /// Runs removed per transaction, so a large prune never holds the write lock for long.
-    static let pruneBatchSize = 100
+    public static let pruneBatchSize = 100
 
     public func prune(_ policy: PrunePolicy) throws -> PruneReport {
         guard policy.keepLatest != nil || policy.olderThan != nil else {

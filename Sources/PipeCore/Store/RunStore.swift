@@ -165,6 +165,12 @@ public struct RunOwner: Sendable, Equatable, Codable {
         return RunOwner(hostname: localHostname(), pid: pid, processStart: processStartToken(of: pid))
     }
 
+    /// The process with this pid on this machine, as an owner, or `nil` when there is none (or it has exited).
+    public static func process(_ pid: Int32) -> RunOwner? {
+        guard processExists(pid) else { return nil }
+        return RunOwner(hostname: localHostname(), pid: pid, processStart: processStartToken(of: pid))
+    }
+
     /// Whether this owner still runs: `.unknown` for another host; `.dead` when no process has its pid, when
     /// that process is a zombie, or when it started at another time (the pid was reused).
     public func liveness() -> Liveness {
