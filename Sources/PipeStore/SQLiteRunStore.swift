@@ -73,8 +73,10 @@ public final class SQLiteRunStore: RunStore, @unchecked Sendable {
         let db = database
         // A connection setting: it must be on for every connection, outside any transaction.
         try db.execute("PRAGMA foreign_keys = ON")
-        // Judge the file before changing anything in it: a foreign database must come out untouched.
-        let found = try db.retryingWhenBusy { try identify(db) }
+        // Judge the file before changing anything in it: a foreign database must come out untouched. One read
+        // transaction, so the version, the application id and the table count come from the same moment, even
+        // while another process is creating the schema.
+        let found = try db.transaction(.read) { try identify(db) }
         if found.version == StoreSchema.currentVersion { return try configureJournal(db) }
         try configureJournal(db)
         try db.transaction(.write) {

@@ -14,7 +14,7 @@ struct StoreWorker {
     /// What a worker does.
     struct Job: Codable {
         enum Kind: String, Codable {
-            /// Waits for `startSignal`, then writes `runs` whole runs (`SimulatedRun`) and reports.
+            /// Signals `readySignal`, waits for `startSignal`, then writes `runs` whole runs (`SimulatedRun`) and reports.
             case writeRuns
             /// Starts `runID` and its first layer, signals `readySignal`, then keeps writing events until killed.
             case hangInALayer
@@ -71,6 +71,7 @@ struct StoreWorker {
     }
 
     private static func writeRuns(_ job: Job) throws {
+        _ = FileManager.default.createFile(atPath: job.readySignal, contents: nil)
         waitFor(job.startSignal)
         let started = Date()
         var errors: [String] = []
