@@ -6,9 +6,11 @@ extension SQLiteRunStore {
     /// Runs removed per transaction, so a large prune never holds the write lock for long.
     public static let pruneBatchSize = 100
 
+    /// Removes at most `pruneBatchSize` runs per transaction, choosing them again in each.
     public func prune(_ policy: PrunePolicy) throws -> PruneReport {
         guard policy.keepLatest != nil || policy.olderThan != nil else {
-            throw StoreError.invalidInput("say which runs to prune: keep the newest N (--keep) or those older than a date (--older)")
+            throw StoreError.invalidInput(
+                "say which runs to prune: keep the newest N (--keep) or those older than a date (--older)")
         }
         if let keep = policy.keepLatest, keep < 0 {
             throw StoreError.invalidInput("--keep takes a number of runs, 0 or more; got \(keep)")
@@ -20,17 +22,18 @@ extension SQLiteRunStore {
         while true {
             // Candidates are chosen again in each transaction: a run that started or ended meanwhile is judged on
             // what is true when it would be removed.
-            let batch = try write { db -> [PrunedRun] in
+            let batch = try write { db -> (candidates: Int, deleted: [PrunedRun]) in
                 let candidates = try pruneCandidates(db, policy, limit: Self.pruneBatchSize)
-                for run in candidates {
+                // The guard repeats the rule in the statement that deletes: a run in progress is never removed.
+                let deleted = try candidates.filter { run in
                     try db.execute(
                         "DELETE FROM runs WHERE id = ? AND status NOT IN (?, ?)",
-                        [run.runID, RunStatus.queued.rawValue, RunStatus.running.rawValue])
+                        [run.runID, RunStatus.queued.rawValue, RunStatus.running.rawValue]) == 1
                 }
-                return candidates
+                return (candidates: candidates.count, deleted: deleted)
             }
-            removed += batch
-            if batch.count < Self.pruneBatchSize { break }
+            removed += batch.deleted
+            if batch.candidates < Self.pruneBatchSize { break }
         }
         return PruneReport(removed: removed, dryRun: false)
     }

@@ -3,6 +3,8 @@ import PipeCore
 
 /// What one process asks of, or finds out about, the runs of another.
 extension SQLiteRunStore {
+    /// Besides marking each run, appends a `run-interrupted` event to its log (its owner cannot), whose payload
+    /// names the owner, its last activity and the layers cancelled.
     public func markInterruptedRuns(at date: Date, isOwnerAlive: (RunOwner) -> RunOwner.Liveness) throws
         -> [InterruptedRun]
     {
@@ -53,7 +55,10 @@ extension SQLiteRunStore {
         let problem = "\(coordinator) while the run was running (\(when)); the run is interrupted"
 
         let open = try db.query(
-            "SELECT id, name, started_at IS NOT NULL FROM layers WHERE run_id = ? AND outcome IS NULL ORDER BY position",
+            """
+            SELECT id, name, started_at IS NOT NULL FROM layers WHERE run_id = ? AND outcome IS NULL
+            ORDER BY position
+            """,
             [runID]
         ) { row in (id: row.int64(0) ?? 0, name: row.text(1) ?? "", started: row.int64(2) == 1) }
         for layer in open {
@@ -70,7 +75,7 @@ extension SQLiteRunStore {
             try db.execute(
                 """
                 UPDATE attempts SET outcome = ?, evidence = json_insert(evidence, '$[#]', ?), finished_at = ?,
-                    duration_seconds = max(0, (julianday(?) - julianday(started_at)) * 86400.0)
+                    duration_seconds = max(0, round((julianday(?) - julianday(started_at)) * 86400000.0) / 1000.0)
                 WHERE layer_id = ? AND outcome IS NULL
                 """,
                 [LayerOutcome.cancelled.rawValue, evidence, current.lastActivity, current.lastActivity, layer.id])

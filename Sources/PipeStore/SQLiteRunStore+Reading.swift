@@ -159,7 +159,8 @@ extension SQLiteRunStore {
                     outcome: try row.text(2).map { try decode(LayerOutcome.self, $0, "the outcome of \(place)") },
                     evidence: try json([String].self, row.text(3), "the evidence of \(place)"), exit: row.text(4),
                     simulatorUDID: row.text(5), startedAt: row.text(6) ?? "", finishedAt: row.text(7),
-                    durationSeconds: row.double(8), facts: try json([String: String].self, row.text(9), "the facts of \(place)"))
+                    durationSeconds: row.double(8),
+                    facts: try json([String: String].self, row.text(9), "the facts of \(place)"))
             )
         }
         return try rows.map { attempt in

@@ -41,7 +41,9 @@ extension SQLiteRunStore {
     }
 
     public func updateRun(_ runID: String, _ update: RunUpdate) throws {
-        let finishedAt = try update.finishedAt.map { try StoreTimestamp.normalize($0, field: "the end of run \(runID)") }
+        let finishedAt = try update.finishedAt.map {
+            try StoreTimestamp.normalize($0, field: "the end of run \(runID)")
+        }
         let host = try update.host.map(StoreJSON.encode)
         let simulator = try update.simulator.map(StoreJSON.encode)
         try write { db in
@@ -70,7 +72,8 @@ extension SQLiteRunStore {
             try requireWritableRun(db, runID)
             let id = try layerID(db, runID, layer)
             try db.execute(
-                "UPDATE layers SET started_at = coalesce(started_at, ?) WHERE id = ?", [StoreTimestamp.format(date), id])
+                "UPDATE layers SET started_at = coalesce(started_at, ?) WHERE id = ?",
+                [StoreTimestamp.format(date), id])
             try touch(db, runID)
         }
     }
@@ -167,7 +170,8 @@ extension SQLiteRunStore {
 
     // MARK: - Rows
 
-    private func insertLayer(_ db: SQLiteDatabase, runID: String, position: Int, _ layer: RunRecord.LayerRecord) throws {
+    private func insertLayer(_ db: SQLiteDatabase, runID: String, position: Int, _ layer: RunRecord.LayerRecord) throws
+    {
         let ends = try layer.attempts.compactMap(\.finishedAt).map {
             try StoreTimestamp.normalize($0, field: "the end of layer \(layer.name)")
         }

@@ -19,7 +19,9 @@ final class ConcurrencyTests: StoreTestCase {
         }
         // Every process waits at the start line, so they begin together.
         let deadline = Date().addingTimeInterval(60)
-        while (0..<workers).contains(where: { !FileManager.default.fileExists(atPath: folder.appending("ready-\($0)").path) }),
+        while (0..<workers).contains(where: {
+            !FileManager.default.fileExists(atPath: folder.appending("ready-\($0)").path)
+        }),
             processes.allSatisfy(\.isRunning), Date() < deadline
         {
             usleep(1_000)
@@ -34,7 +36,8 @@ final class ConcurrencyTests: StoreTestCase {
             let output = try String(contentsOf: folder.appending("worker-\(worker).log"), encoding: .utf8)
             XCTAssertEqual(process.terminationStatus, 0, output)
             XCTAssertFalse(output.contains("locked"), output)
-            guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix(StoreWorker.reportPrefix) }) else {
+            guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix(StoreWorker.reportPrefix) })
+            else {
                 XCTFail("worker \(worker) did not report:\n\(output)")
                 continue
             }
@@ -61,7 +64,8 @@ final class ConcurrencyTests: StoreTestCase {
         let writes = runs * SimulatedRun.writesPerRun
         print(
             String(
-                format: "store concurrency: %d processes wrote %d runs (%d transactions) in %.2f s: %.0f transactions/s, "
+                format:
+                    "store concurrency: %d processes wrote %d runs (%d transactions) in %.2f s: %.0f transactions/s, "
                     + "%.1f runs/s; busy retries: %d",
                 workers, runs, writes, wallSeconds, Double(writes) / wallSeconds, Double(runs) / wallSeconds,
                 reports.reduce(0) { $0 + $1.busyRetries }))
@@ -93,7 +97,9 @@ final class ConcurrencyTests: StoreTestCase {
             try canceller.requestCancellation(runID: ended, reason: "x", requestedBy: "hal", at: Date()),
             .notInProgress(.finished))
         let unknown = StoreFixtures.runID(52)
-        XCTAssertThrowsError(try canceller.requestCancellation(runID: unknown, reason: "x", requestedBy: "hal", at: Date())) {
+        XCTAssertThrowsError(
+            try canceller.requestCancellation(runID: unknown, reason: "x", requestedBy: "hal", at: Date())
+        ) {
             XCTAssertEqual($0 as? StoreError, .runNotFound(unknown))
         }
     }

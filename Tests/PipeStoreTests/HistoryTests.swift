@@ -41,9 +41,11 @@ final class HistoryTests: StoreTestCase {
         XCTAssertEqual(history[1].at, StoreFixtures.epoch.addingTimeInterval(65), "when its attempt began")
 
         XCTAssertEqual(
-            try store.testHistory(identifier: "ReaderTests/testSync()", pipeline: "app-intents", limit: 10).map(\.runID),
+            try store.testHistory(identifier: "ReaderTests/testSync()", pipeline: "app-intents", limit: 10).map(
+                \.runID),
             [second, first])
-        XCTAssertEqual(try store.testHistory(identifier: "ReaderTests/testSync()", pipeline: nil, limit: 1).map(\.runID), [third])
+        XCTAssertEqual(
+            try store.testHistory(identifier: "ReaderTests/testSync()", pipeline: nil, limit: 1).map(\.runID), [third])
         XCTAssertEqual(try store.testHistory(identifier: "NoSuch/test()", pipeline: nil, limit: 10), [])
     }
 
@@ -84,7 +86,9 @@ final class HistoryTests: StoreTestCase {
         try store.createRun(StoreFixtures.newRun(runID, commit: "d1"), owner: StoreFixtures.owner())
         for attempt in 1...2 {
             try store.startAttempt(
-                .make(attempt: attempt, startedAt: StoreFixtures.timestamp(StoreFixtures.epoch.addingTimeInterval(Double(attempt)))),
+                .make(
+                    attempt: attempt,
+                    startedAt: StoreFixtures.timestamp(StoreFixtures.epoch.addingTimeInterval(Double(attempt)))),
                 runID: runID, layer: "unit")
             try store.recordTestResults(
                 [result(attempt == 1 ? .failed : .passed, 1)], runID: runID, layer: "unit", attempt: attempt)

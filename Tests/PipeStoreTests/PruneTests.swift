@@ -60,7 +60,8 @@ final class PruneTests: StoreTestCase {
         let ids = try populate(store)
         // app-intents ended runs: 0, 2, 4, 6; keep the newest 1 (6) and only those before hour 3: 0 and 2.
         let report = try store.prune(
-            PrunePolicy(keepLatest: 1, olderThan: StoreFixtures.epoch.addingTimeInterval(3600 * 3), pipeline: "app-intents"))
+            PrunePolicy(
+                keepLatest: 1, olderThan: StoreFixtures.epoch.addingTimeInterval(3600 * 3), pipeline: "app-intents"))
         XCTAssertEqual(report.removed.map(\.runID), [ids[0], ids[2]])
         XCTAssertEqual(report.removed.map(\.pipeline), ["app-intents", "app-intents"])
         XCTAssertEqual(try store.listRuns(RunFilter()).count, 6)
@@ -84,7 +85,10 @@ final class PruneTests: StoreTestCase {
         // The interrupted run's remote folder was never cleaned: the hosts' clean-up still needs it.
         XCTAssertEqual(
             report.removed.compactMap(\.uncleanedRemoteFolder),
-            [RemoteCleanup(runID: ids[6], hostName: nil, remoteRunFolder: "pipe-work/runs/\(ids[6])", status: .interrupted)])
+            [
+                RemoteCleanup(
+                    runID: ids[6], hostName: nil, remoteRunFolder: "pipe-work/runs/\(ids[6])", status: .interrupted)
+            ])
         try assertNoRowsLeft(of: report.removed.map(\.runID))
         // What remains is whole.
         XCTAssertEqual(try store.run(ids[1])?.record.layers[0].tests.count, 1)
@@ -122,9 +126,11 @@ final class PruneTests: StoreTestCase {
         for table in ["layers", "artifacts", "events", "signoffs"] {
             XCTAssertEqual(try count(table, raw, where: "run_id IN (\(list))"), 0, table, file: file, line: line)
         }
-        XCTAssertEqual(try count("attempts", raw, where: "layer_id NOT IN (SELECT id FROM layers)"), 0, file: file, line: line)
         XCTAssertEqual(
-            try count("test_results", raw, where: "attempt_id NOT IN (SELECT id FROM attempts)"), 0, file: file, line: line)
+            try count("attempts", raw, where: "layer_id NOT IN (SELECT id FROM layers)"), 0, file: file, line: line)
+        XCTAssertEqual(
+            try count("test_results", raw, where: "attempt_id NOT IN (SELECT id FROM attempts)"), 0, file: file,
+            line: line)
         XCTAssertEqual(try raw.first("PRAGMA foreign_key_check") { $0.text(0) }, nil, file: file, line: line)
     }
 }

@@ -13,7 +13,8 @@ final class RunLifecycleTests: StoreTestCase {
         func at(_ seconds: Double) -> String { StoreFixtures.timestamp(start.addingTimeInterval(seconds)) }
 
         // The engine's record, changed exactly as each store call changes the stored run.
-        var expected = StoreFixtures.newRun(runID, layers: [("unit", .merge), ("ui", .merge), ("release-checklist", .release)])
+        var expected = StoreFixtures.newRun(
+            runID, layers: [("unit", .merge), ("ui", .merge), ("release-checklist", .release)])
         expected.layers[1].needs = ["unit"]
         try store.createRun(expected, owner: StoreFixtures.owner())
 
@@ -22,7 +23,8 @@ final class RunLifecycleTests: StoreTestCase {
         try store.updateRun(runID, RunUpdate(commit: expected.commit, resolvedRef: expected.resolvedRef))
 
         let simulator = Simulator(
-            udid: "90052AC6-1111-2222-3333-444455556666", name: "iPhone 15", runtimeIdentifier: "com.apple.CoreSimulator.SimRuntime.iOS-17-5",
+            udid: "90052AC6-1111-2222-3333-444455556666", name: "iPhone 15",
+            runtimeIdentifier: "com.apple.CoreSimulator.SimRuntime.iOS-17-5",
             runtimeName: "iOS 17.5", platform: "iOS", runtimeVersion: "17.5", state: "Shutdown")
         expected.host = .make(
             name: "mac-1", endpoint: "ci@127.0.0.1:2222", keyType: "ssh-ed25519", fingerprint: "SHA256:q1w2e3")
@@ -130,10 +132,12 @@ final class RunLifecycleTests: StoreTestCase {
         let store = try openStore()
         let runID = StoreFixtures.runID(11)
         let record = StoreFixtures.finishedRun(
-            runID, tests: [
+            runID,
+            tests: [
                 TestCaseResult(identifier: "A/testOne()", status: .passed, durationSeconds: 1.5),
                 TestCaseResult(
-                    identifier: "A/testTwo()", status: .failed, durationSeconds: 0.25, failureMessage: "XCTAssertEqual failed",
+                    identifier: "A/testTwo()", status: .failed, durationSeconds: 0.25,
+                    failureMessage: "XCTAssertEqual failed",
                     failureLocation: "ATests.swift:42"),
             ],
             artifacts: [ArtifactRecord(kind: .log, path: "artifacts/\(runID)/unit/log", bytes: 10, sha256: "00ff")])
@@ -221,7 +225,8 @@ final class RunLifecycleTests: StoreTestCase {
         try store.createRun(StoreFixtures.finishedRun(ids[0], pipeline: "app-intents"), owner: StoreFixtures.owner())
         try store.createRun(StoreFixtures.finishedRun(ids[1], pipeline: "widgets"), owner: StoreFixtures.owner())
         try store.createRun(
-            StoreFixtures.finishedRun(ids[2], pipeline: "app-intents", status: .cancelled), owner: StoreFixtures.owner())
+            StoreFixtures.finishedRun(ids[2], pipeline: "app-intents", status: .cancelled), owner: StoreFixtures.owner()
+        )
         try store.createRun(StoreFixtures.newRun(ids[3], pipeline: "app-intents"), owner: StoreFixtures.owner())
         try store.createRun(StoreFixtures.newRun(ids[4], pipeline: "widgets"), owner: StoreFixtures.owner())
 

@@ -5,7 +5,8 @@ import XCTest
 
 /// Opening a store: a new file, an older schema, a newer one, and files that are not run stores.
 final class SchemaMigrationTests: StoreTestCase {
-    private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures")
 
     func testNewFileGetsTheCurrentSchemaInWALMode() throws {
         let store = try openStore()
@@ -63,10 +64,12 @@ final class SchemaMigrationTests: StoreTestCase {
         XCTAssertEqual(try store.listRuns(RunFilter()).map(\.runID), ["20261118-110000-3c4d", "20261118-100000-1a2b"])
 
         // What version 2 added works on the old runs.
-        try store.appendEvent(.init(type: "note", payload: #"{"text":"after the upgrade"}"#), runID: "20261118-100000-1a2b")
+        try store.appendEvent(
+            .init(type: "note", payload: #"{"text":"after the upgrade"}"#), runID: "20261118-100000-1a2b")
         XCTAssertEqual(try store.events(runID: "20261118-100000-1a2b", after: 0, layer: nil, limit: 10).count, 1)
         XCTAssertEqual(
-            try store.requestCancellation(runID: "20261118-110000-3c4d", reason: "stop", requestedBy: "dan", at: Date()),
+            try store.requestCancellation(
+                runID: "20261118-110000-3c4d", reason: "stop", requestedBy: "dan", at: Date()),
             .requested)
         // A running run of version 1 has no owner to judge: it is left alone, not guessed dead.
         XCTAssertEqual(try store.markInterruptedRuns(at: Date()) { _ in .dead }, [])
@@ -145,7 +148,8 @@ final class SchemaMigrationTests: StoreTestCase {
                 ) { "\($0.text(0) ?? "") \($0.text(1) ?? "") \($0.int(2) ?? 0) \($0.text(3) ?? "-") \($0.int(4) ?? 0)" }
                 shape += columns.sorted().map { "table \(object.name): \($0)" }
             case "index":
-                let columns = try database.query("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [object.name]) {
+                let columns = try database.query("SELECT name FROM pragma_index_info(?) ORDER BY seqno", [object.name])
+                {
                     $0.text(0) ?? ""
                 }
                 shape.append("index \(object.name) on \(object.table)(\(columns.joined(separator: ",")))")

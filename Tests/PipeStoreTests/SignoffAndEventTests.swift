@@ -54,7 +54,8 @@ final class SignoffAndEventTests: StoreTestCase {
     func testTheDatabaseItselfRefusesToRewriteSignoffsOrEvents() throws {
         let store = try openStore()
         let runID = StoreFixtures.runID(21)
-        try store.createRun(StoreFixtures.newRun(runID, layers: [("checklist", .release)]), owner: StoreFixtures.owner())
+        try store.createRun(
+            StoreFixtures.newRun(runID, layers: [("checklist", .release)]), owner: StoreFixtures.owner())
         try store.appendSignoff(
             SignoffRequest(runID: runID, layer: "checklist", decision: .signedOff, signedBy: "erin"))
         try store.appendEvent(.init(type: "run-started"), runID: runID)
@@ -82,16 +83,23 @@ final class SignoffAndEventTests: StoreTestCase {
 
         let t0 = StoreFixtures.epoch
         var appended: [Int64] = []
-        appended.append(try store.appendEvent(.init(type: "run-started", payload: #"{"pipeline":"app-intents"}"#, at: t0), runID: runID))
+        appended.append(
+            try store.appendEvent(
+                .init(type: "run-started", payload: #"{"pipeline":"app-intents"}"#, at: t0), runID: runID))
         appended += try store.appendEvents(
             [
                 .init(type: "layer-started", layer: "unit", payload: #"{"attempt":1}"#, at: t0.addingTimeInterval(1)),
-                .init(type: "output", layer: "unit", payload: #""Test Suite 'All tests' started\n""#, at: t0.addingTimeInterval(2)),
+                .init(
+                    type: "output", layer: "unit", payload: #""Test Suite 'All tests' started\n""#,
+                    at: t0.addingTimeInterval(2)),
             ], runID: runID)
         try store.appendEvent(.init(type: "run-started", at: t0), runID: other)
         appended.append(
             try store.appendEvent(
-                try .init(type: "test-finished", layer: "ui", encoding: TestCaseResult(identifier: "UI/testTap()", status: .passed), at: t0.addingTimeInterval(3)),
+                try .init(
+                    type: "test-finished", layer: "ui",
+                    encoding: TestCaseResult(identifier: "UI/testTap()", status: .passed),
+                    at: t0.addingTimeInterval(3)),
                 runID: runID))
         XCTAssertEqual(appended, appended.sorted())
         XCTAssertEqual(Set(appended).count, 4)
@@ -101,12 +109,18 @@ final class SignoffAndEventTests: StoreTestCase {
         XCTAssertEqual(all.map(\.type), ["run-started", "layer-started", "output", "test-finished"])
         XCTAssertEqual(all[2].payload, #""Test Suite 'All tests' started\n""#)
         XCTAssertEqual(all[3].payload, #"{"identifier":"UI/testTap()","status":"passed"}"#)
-        XCTAssertEqual(all.map(\.at), [t0, t0.addingTimeInterval(1), t0.addingTimeInterval(2), t0.addingTimeInterval(3)])
+        XCTAssertEqual(
+            all.map(\.at), [t0, t0.addingTimeInterval(1), t0.addingTimeInterval(2), t0.addingTimeInterval(3)])
 
         // A follower asks for what came after the last event it showed.
-        XCTAssertEqual(try store.events(runID: runID, after: appended[1], layer: nil, limit: 100).map(\.type), ["output", "test-finished"])
-        XCTAssertEqual(try store.events(runID: runID, after: appended[0], layer: nil, limit: 1).map(\.type), ["layer-started"])
-        XCTAssertEqual(try store.events(runID: runID, after: 0, layer: "unit", limit: 100).map(\.type), ["layer-started", "output"])
+        XCTAssertEqual(
+            try store.events(runID: runID, after: appended[1], layer: nil, limit: 100).map(\.type),
+            ["output", "test-finished"])
+        XCTAssertEqual(
+            try store.events(runID: runID, after: appended[0], layer: nil, limit: 1).map(\.type), ["layer-started"])
+        XCTAssertEqual(
+            try store.events(runID: runID, after: 0, layer: "unit", limit: 100).map(\.type),
+            ["layer-started", "output"])
         XCTAssertEqual(try store.events(runID: runID, after: appended[3], layer: nil, limit: 100), [])
     }
 
@@ -115,7 +129,8 @@ final class SignoffAndEventTests: StoreTestCase {
         let runID = StoreFixtures.runID(24)
         try store.createRun(StoreFixtures.newRun(runID), owner: StoreFixtures.owner())
         XCTAssertThrowsError(
-            try store.appendEvents([.init(type: "ok", payload: "{}"), .init(type: "output", payload: "not json")], runID: runID)
+            try store.appendEvents(
+                [.init(type: "ok", payload: "{}"), .init(type: "output", payload: "not json")], runID: runID)
         ) {
             guard case .invalidInput(let message)? = $0 as? StoreError else { return XCTFail("\($0)") }
             XCTAssertTrue(message.contains("'output' event") && message.contains("not valid JSON"), message)

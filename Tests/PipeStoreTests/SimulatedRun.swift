@@ -28,13 +28,15 @@ enum SimulatedRun {
                 trigger: "cli"),
             startedAt: stamp(0), layers: layers.map { .make(name: $0, plugin: "xcodebuild-test", gate: .merge) })
         try store.createRun(record, owner: RunOwner.current())
-        try store.appendEvent(.init(type: "run-started", payload: #"{"pipeline":"\#(pipeline)"}"#, at: at(0)), runID: runID)
+        try store.appendEvent(
+            .init(type: "run-started", payload: #"{"pipeline":"\#(pipeline)"}"#, at: at(0)), runID: runID)
         try store.updateRun(runID, RunUpdate(commit: commit, resolvedRef: "refs/heads/main"))
         try store.appendEvent(.init(type: "checked-out", payload: #"{"commit":"\#(commit)"}"#, at: at(1)), runID: runID)
         try store.updateRun(
             runID,
             RunUpdate(
-                host: .make(name: "mac-1", endpoint: "ci@127.0.0.1:2222", keyType: "ssh-ed25519", fingerprint: "SHA256:x"),
+                host: .make(
+                    name: "mac-1", endpoint: "ci@127.0.0.1:2222", keyType: "ssh-ed25519", fingerprint: "SHA256:x"),
                 xcode: "Xcode 16.2", remoteRunFolder: "pipe-work/runs/\(runID)"))
         try store.appendEvent(.init(type: "host-connected", payload: #"{"host":"mac-1"}"#, at: at(2)), runID: runID)
 
@@ -42,7 +44,8 @@ enum SimulatedRun {
         for layer in layers {
             var attempt = RunRecord.AttemptRecord.make(attempt: 1, simulatorUDID: "UDID-1", startedAt: stamp(clock))
             try store.startAttempt(attempt, runID: runID, layer: layer)
-            try store.appendEvent(.init(type: "layer-started", layer: layer, payload: #"{"attempt":1}"#, at: at(clock)), runID: runID)
+            try store.appendEvent(
+                .init(type: "layer-started", layer: layer, payload: #"{"attempt":1}"#, at: at(clock)), runID: runID)
             var failed = false
             for index in 0..<testsPerLayer {
                 clock += 0.5
@@ -68,11 +71,14 @@ enum SimulatedRun {
                     sha256: String(repeating: "5e", count: 32)),
             ]
             try store.finishAttempt(attempt, runID: runID, layer: layer)
-            try store.finishLayer(runID: runID, layer: layer, outcome: attempt.outcome ?? .passed, evidence: [], at: at(clock))
+            try store.finishLayer(
+                runID: runID, layer: layer, outcome: attempt.outcome ?? .passed, evidence: [], at: at(clock))
             try store.appendEvent(.init(type: "layer-finished", layer: layer, at: at(clock)), runID: runID)
         }
         try store.updateRun(
-            runID, RunUpdate(status: .finished, finishedAt: stamp(clock + 1), durationSeconds: clock + 1, exitCode: failing ? 1 : 0))
+            runID,
+            RunUpdate(
+                status: .finished, finishedAt: stamp(clock + 1), durationSeconds: clock + 1, exitCode: failing ? 1 : 0))
         try store.appendEvent(.init(type: "run-finished", at: at(clock + 1)), runID: runID)
     }
 }

@@ -16,7 +16,8 @@ enum StoreFixtures {
 
     /// A run record as the engine creates it: `running`, layers declared, nothing run yet.
     static func newRun(
-        _ runID: String, pipeline: String = "app-intents", layers: [(name: String, gate: Gate)] = [
+        _ runID: String, pipeline: String = "app-intents",
+        layers: [(name: String, gate: Gate)] = [
             ("unit", .merge), ("ui", .merge),
         ], requestedBy: String = "alice", commit: String? = nil
     ) -> RunRecord {
@@ -24,10 +25,13 @@ enum StoreFixtures {
         return RunRecord.make(
             runID: runID, pipeline: pipeline, pipelineFile: "pipelines/\(pipeline).yml", status: .running,
             request: .make(
-                pipeline: pipeline, ref: "HEAD", workspace: "examples/reader-app", parameters: ["configuration": "Debug"],
+                pipeline: pipeline, ref: "HEAD", workspace: "examples/reader-app",
+                parameters: ["configuration": "Debug"],
                 requestedBy: requestedBy, reason: "tests", trigger: "cli"),
             commit: commit, startedAt: timestamp(started),
-            layers: layers.map { .make(name: $0.name, plugin: $0.gate == .merge ? "xcodebuild-test" : "checklist", gate: $0.gate) })
+            layers: layers.map {
+                .make(name: $0.name, plugin: $0.gate == .merge ? "xcodebuild-test" : "checklist", gate: $0.gate)
+            })
     }
 
     /// A run that has ended, with one finished attempt per layer holding `tests`.

@@ -14,7 +14,8 @@ struct StoreWorker {
     /// What a worker does.
     struct Job: Codable {
         enum Kind: String, Codable {
-            /// Signals `readySignal`, waits for `startSignal`, then writes `runs` whole runs (`SimulatedRun`) and reports.
+            /// Signals `readySignal`, waits for `startSignal`, then writes `runs` whole runs (`SimulatedRun`)
+            /// and reports.
             case writeRuns
             /// Starts `runID` and its first layer, signals `readySignal`, then keeps writing events until killed.
             case hangInALayer
@@ -83,7 +84,8 @@ struct StoreWorker {
                 // Distinct start seconds per worker and run keep the generated ids distinct.
                 let runID = StoreFixtures.runID(job.worker * 10_000 + index)
                 do {
-                    try SimulatedRun.perform(store, runID: runID, commit: "commit-\(index % 3)", failing: index % 2 == 1)
+                    try SimulatedRun.perform(
+                        store, runID: runID, commit: "commit-\(index % 3)", failing: index % 2 == 1)
                     // Readers run between the writes, as `pipe runs list` and `logs --follow` would.
                     _ = try store.listRuns(RunFilter(limit: 20))
                     _ = try store.events(runID: runID, after: 0, layer: nil, limit: 1000)
@@ -106,7 +108,8 @@ struct StoreWorker {
         let store = try SQLiteRunStore(location: URL(fileURLWithPath: job.storePath))
         var record = StoreFixtures.newRun(job.runID)
         record.remoteRunFolder = "pipe-work/runs/\(job.runID)"
-        record.host = .make(name: "mac-1", endpoint: "ci@127.0.0.1:2222", keyType: "ssh-ed25519", fingerprint: "SHA256:x")
+        record.host = .make(
+            name: "mac-1", endpoint: "ci@127.0.0.1:2222", keyType: "ssh-ed25519", fingerprint: "SHA256:x")
         try store.createRun(record, owner: RunOwner.current())
         try store.startAttempt(
             .make(attempt: 1, simulatorUDID: "UDID-1", startedAt: StoreFixtures.timestamp(Date())), runID: job.runID,

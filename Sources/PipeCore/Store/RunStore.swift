@@ -368,7 +368,8 @@ public struct StoredEvent: Sendable, Equatable {
         {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            self.init(type: type, layer: layer, payload: String(decoding: try encoder.encode(value), as: UTF8.self), at: at)
+            self.init(
+                type: type, layer: layer, payload: String(decoding: try encoder.encode(value), as: UTF8.self), at: at)
         }
     }
 }

@@ -106,6 +106,7 @@ public final class SQLiteDatabase {
 
     // MARK: - Transactions
 
+    /// How a transaction takes its locks.
     public enum TransactionKind {
         /// `BEGIN`: reads see one consistent snapshot.
         case read
@@ -231,7 +232,8 @@ public final class SQLiteDatabase {
                     statement.pointer, index, text, Int32(text.utf8.count), pipe_sqlite_transient())
             case .blob(let data):
                 code = data.withUnsafeBytes {
-                    sqlite3_bind_blob(statement.pointer, index, $0.baseAddress, Int32($0.count), pipe_sqlite_transient())
+                    sqlite3_bind_blob(
+                        statement.pointer, index, $0.baseAddress, Int32($0.count), pipe_sqlite_transient())
                 }
             }
             try check(code, "binding parameter \(index) of \(abbreviated(statement.sql))")

@@ -11,6 +11,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Equatable {
     /// What was being done, e.g. the SQL statement or `opening`.
     public var context: String
 
+    /// An error from an (extended) result code; the primary code is its low byte.
     public init(extendedCode: Int32, message: String, context: String) {
         self.code = extendedCode & 0xff
         self.extendedCode = extendedCode
