@@ -85,7 +85,9 @@ public protocol RunStore: AnyObject {
     /// The cancellation asked for this run, if any.
     func cancellationRequest(runID: String) throws -> CancellationRequest?
 
-    /// Runs whose remote run folder was recorded and not yet reported cleaned (interrupted runs, mostly).
+    /// Ended runs whose remote run folder was recorded and not reported removed with `markRemoteFolderCleaned`:
+    /// the engine reports each folder it removes, so what stays here is what the hosts' clean-up must remove
+    /// (interrupted runs, and runs whose own clean-up failed).
     func pendingRemoteCleanups() throws -> [RemoteCleanup]
 
     /// Notes that a run's remote folder has been removed from its host.
