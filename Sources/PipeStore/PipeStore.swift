@@ -1,2 +1,3 @@
-/// `PipeStore`: see CONTRIBUTING.md for what this module owns.
+/// `PipeStore`: the run history in one SQLite file (`SQLiteRunStore`, behind the core's `RunStore` protocol) and
+/// the small SQLite wrapper it stands on (`SQLiteDatabase`); the only module that imports `CSQLite`.
 public enum PipeStoreModule {}

@@ -1,0 +1,154 @@
+/// The run store's schema, as an ordered list of migrations; the version is `PRAGMA user_version`.
+///
+/// A migration that has shipped is never edited: a change is a new migration at the end. Opening a store applies
+/// the missing ones in one transaction, so a store is always at one version or the next, never between.
+/// Time columns hold `StoreTimestamp` text; JSON columns hold `StoreJSON` text and are checked with
+/// `json_valid`. Outcome and status columns hold the core's raw values, unchecked by SQL, so a later outcome
+/// needs no table rebuild.
+enum StoreSchema {
+    /// `PRAGMA application_id` of a Pipe run store: "PIPE" in ASCII.
+    static let applicationID: Int32 = 0x5049_5045
+
+    struct Migration {
+        var version: Int
+        var summary: String
+        var sql: String
+    }
+
+    /// The schema version this Pipe writes and understands up to.
+    static var currentVersion: Int { migrations.count }
+
+    static let migrations: [Migration] = [
+        Migration(
+            version: 1, summary: "runs, layers, attempts, test results and artifacts: the run record's shape",
+            sql: """
+                CREATE TABLE runs (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    pipeline TEXT NOT NULL,
+                    pipeline_file TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    record_schema_version INTEGER NOT NULL,
+                    request TEXT NOT NULL CHECK (json_valid(request)),
+                    requested_by TEXT NOT NULL,
+                    trigger_kind TEXT NOT NULL,
+                    commit_sha TEXT,
+                    resolved_ref TEXT,
+                    host_name TEXT,
+                    host TEXT CHECK (host IS NULL OR json_valid(host)),
+                    xcode TEXT,
+                    simulator TEXT CHECK (simulator IS NULL OR json_valid(simulator)),
+                    remote_run_folder TEXT,
+                    started_at TEXT NOT NULL,
+                    finished_at TEXT,
+                    duration_seconds REAL,
+                    exit_code INTEGER,
+                    problem TEXT,
+                    updated_at TEXT NOT NULL
+                ) STRICT;
+                CREATE INDEX runs_by_start ON runs (started_at);
+                CREATE INDEX runs_by_pipeline ON runs (pipeline, started_at);
+
+                CREATE TABLE layers (
+                    id INTEGER PRIMARY KEY,
+                    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    plugin TEXT NOT NULL,
+                    gate TEXT NOT NULL,
+                    needs TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(needs)),
+                    outcome TEXT,
+                    evidence TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(evidence)),
+                    started_at TEXT,
+                    finished_at TEXT,
+                    UNIQUE (run_id, name)
+                ) STRICT;
+
+                CREATE TABLE attempts (
+                    id INTEGER PRIMARY KEY,
+                    layer_id INTEGER NOT NULL REFERENCES layers (id) ON DELETE CASCADE,
+                    number INTEGER NOT NULL CHECK (number >= 1),
+                    outcome TEXT,
+                    evidence TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(evidence)),
+                    exit TEXT,
+                    simulator_udid TEXT,
+                    started_at TEXT NOT NULL,
+                    finished_at TEXT,
+                    duration_seconds REAL,
+                    facts TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(facts)),
+                    UNIQUE (layer_id, number)
+                ) STRICT;
+
+                CREATE TABLE test_results (
+                    id INTEGER PRIMARY KEY,
+                    attempt_id INTEGER NOT NULL REFERENCES attempts (id) ON DELETE CASCADE,
+                    identifier TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    duration_seconds REAL,
+                    failure_message TEXT,
+                    failure_location TEXT,
+                    UNIQUE (attempt_id, identifier)
+                ) STRICT;
+                CREATE INDEX test_results_by_identifier ON test_results (identifier);
+
+                CREATE TABLE artifacts (
+                    id INTEGER PRIMARY KEY,
+                    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                    attempt_id INTEGER REFERENCES attempts (id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    bytes INTEGER CHECK (bytes IS NULL OR bytes >= 0),
+                    sha256 TEXT,
+                    UNIQUE (run_id, path)
+                ) STRICT;
+                CREATE INDEX artifacts_by_attempt ON artifacts (attempt_id);
+                """),
+        Migration(
+            version: 2,
+            summary: "what several processes share: run owners, cancellation requests, interruptions, remote "
+                + "clean-up, append-only sign-offs and events",
+            sql: """
+                ALTER TABLE runs ADD COLUMN owner_host TEXT;
+                ALTER TABLE runs ADD COLUMN owner_pid INTEGER;
+                ALTER TABLE runs ADD COLUMN owner_start TEXT;
+                ALTER TABLE runs ADD COLUMN cancel_requested_at TEXT;
+                ALTER TABLE runs ADD COLUMN cancel_requested_by TEXT;
+                ALTER TABLE runs ADD COLUMN cancel_reason TEXT;
+                ALTER TABLE runs ADD COLUMN interrupted_at TEXT;
+                ALTER TABLE runs ADD COLUMN remote_cleaned_at TEXT;
+                CREATE INDEX runs_in_progress ON runs (status) WHERE status IN ('queued', 'running');
+                CREATE INDEX runs_by_commit ON runs (pipeline, commit_sha);
+
+                CREATE TABLE signoffs (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                    layer_id INTEGER NOT NULL REFERENCES layers (id) ON DELETE CASCADE,
+                    decision TEXT NOT NULL,
+                    signed_by TEXT NOT NULL,
+                    note TEXT,
+                    at TEXT NOT NULL
+                ) STRICT;
+                CREATE INDEX signoffs_by_run ON signoffs (run_id, id);
+                CREATE INDEX signoffs_by_layer ON signoffs (layer_id);
+                CREATE TRIGGER signoffs_are_append_only BEFORE UPDATE ON signoffs
+                BEGIN SELECT RAISE(ABORT, 'sign-offs are append-only: append a new one instead'); END;
+                CREATE TRIGGER signoffs_go_only_with_their_run BEFORE DELETE ON signoffs
+                WHEN EXISTS (SELECT 1 FROM runs WHERE id = OLD.run_id)
+                BEGIN SELECT RAISE(ABORT, 'sign-offs are append-only: they are removed only with their run'); END;
+
+                CREATE TABLE events (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                    layer TEXT,
+                    type TEXT NOT NULL,
+                    payload TEXT NOT NULL CHECK (json_valid(payload)),
+                    at TEXT NOT NULL
+                ) STRICT;
+                CREATE INDEX events_by_run ON events (run_id, sequence);
+                CREATE TRIGGER events_are_append_only BEFORE UPDATE ON events
+                BEGIN SELECT RAISE(ABORT, 'events are append-only'); END;
+                CREATE TRIGGER events_go_only_with_their_run BEFORE DELETE ON events
+                WHEN EXISTS (SELECT 1 FROM runs WHERE id = OLD.run_id)
+                BEGIN SELECT RAISE(ABORT, 'events are append-only: they are removed only with their run'); END;
+                """),
+    ]
+}
