@@ -16,7 +16,8 @@ public enum PipeCommandLine {
         options: [
             .value(
                 "project-dir", valueName: "path",
-                help: "The project folder (default: the nearest folder upwards that holds pipelines/).")
+                help: "The project folder (default: the nearest folder upwards that holds pipelines/)."),
+            .value("store", valueName: "path", help: "The run store, a SQLite file (default: .pipe/pipe.db)."),
         ],
         groups: [CommandGroup("COMMANDS", [RunCommand.spec, ValidateCommand.spec])],
         sections: [

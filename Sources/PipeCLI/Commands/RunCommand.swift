@@ -66,6 +66,7 @@ enum RunCommand {
             return PipeExitCode.usage.rawValue
         }
 
+        let store = try StoreAccess.open(context, project: project)
         let cancellation = CancellationToken()
         let signals = SignalCancellation(token: cancellation) { _ in
             context.console.err("\ncancelling: stopping the remote processes and keeping what was brought back…\n")
@@ -77,7 +78,7 @@ enum RunCommand {
         let engine = RunEngine(
             checkout: GitSourceCheckout(cancellation: cancellation),
             connector: SSHHostConnector(environment: context.environment), inspector: AppleHostInspector(),
-            plugins: BuiltInPlugins.registry, hosts: hosts, events: renderer, cancellation: cancellation)
+            plugins: BuiltInPlugins.registry, hosts: hosts, events: renderer, cancellation: cancellation, store: store)
         let request = RunRequest(
             pipeline: pipeline, projectDirectory: project.url, requestedBy: requester(context.environment),
             reason: arguments.string("reason"), trigger: "cli", udidOverride: udid, udidOverrideSource: udidSource,

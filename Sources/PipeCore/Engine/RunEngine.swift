@@ -14,11 +14,13 @@ public final class RunEngine {
     private let hosts: [HostConfig]
     private let events: EventSink
     private let cancellation: CancellationToken
+    private let store: RunStore?
     private let clock: () -> Date
 
     public init(
         checkout: SourceCheckout, connector: HostConnector, inspector: HostInspector, plugins: PluginRegistry,
-        hosts: [HostConfig], events: EventSink, cancellation: CancellationToken, clock: @escaping () -> Date = Date.init
+        hosts: [HostConfig], events: EventSink, cancellation: CancellationToken, store: RunStore? = nil,
+        clock: @escaping () -> Date = Date.init
     ) {
         self.checkout = checkout
         self.connector = connector
@@ -27,6 +29,7 @@ public final class RunEngine {
         self.hosts = hosts
         self.events = events
         self.cancellation = cancellation
+        self.store = store
         self.clock = clock
     }
 
@@ -43,9 +46,12 @@ public final class RunEngine {
         let started = clock()
         let (runID, runFolder) = try RunID.claim(
             in: request.projectDirectory.appendingPathComponent("artifacts", isDirectory: true), at: started)
+        let journal = RunJournal(
+            recordURL: runFolder.appendingPathComponent("summary.json"), runID: runID.value, store: store,
+            forward: events)
         var state = RunState(
             runID: runID.value, runFolder: runFolder, projectDirectory: request.projectDirectory, started: started,
-            flakyPolicy: pipeline.flakyPolicy,
+            flakyPolicy: pipeline.flakyPolicy, journal: journal,
             record: RunRecord(
                 runID: runID.value, pipeline: pipeline.name, pipelineFile: pipeline.sourcePath, status: .running,
                 request: .init(
@@ -59,8 +65,10 @@ public final class RunEngine {
                         name: $0.name, plugin: $0.plugin, gate: $0.gate, needs: $0.needs, outcome: nil, evidence: [],
                         attempts: [], tests: [])
                 }))
-        try state.persist()
-        events.emit(.runStarted(runID: runID.value, pipeline: pipeline.name, requestedBy: request.requestedBy))
+        try journal.begin(state.record)
+        journal.emit(.runStarted(runID: runID.value, pipeline: pipeline.name, requestedBy: request.requestedBy))
+        let watcher = CancellationWatcher(journal: journal, token: cancellation)
+        defer { watcher.stop() }
 
         let localWork = request.projectDirectory.appendingPathComponent(".pipe/work/\(runID.value)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: localWork) }
@@ -102,8 +110,8 @@ public final class RunEngine {
         }
         state.record.commit = checkoutResult.commit
         state.record.resolvedRef = checkoutResult.resolvedRef
-        try state.persist()
-        events.emit(
+        try state.journal.runChanged(state.record)
+        state.journal.emit(
             .checkedOut(
                 ref: pipeline.repository.ref, commit: checkoutResult.commit,
                 workspace: pipeline.repository.workspacePath))
@@ -120,7 +128,7 @@ public final class RunEngine {
         let remote = session.connected.remote
         state.record.xcode = try? inspector.xcodeVersion(on: remote)
         let simulators = try inspector.simulators(on: remote)
-        events.emit(.simulatorsListed(host: session.host.name, available: simulators.count))
+        state.journal.emit(.simulatorsListed(host: session.host.name, available: simulators.count))
         var criteria = pipeline.simulator
         if let udid = request.udidOverride { criteria.udid = udid }
         let needsSimulator = state.record.layers.contains { plugins.plugin(kind: $0.plugin)?.needsSimulator ?? false }
@@ -130,8 +138,8 @@ public final class RunEngine {
                 criteria, among: simulators, excluding: [],
                 udidSource: request.udidOverrideSource ?? "the pipeline's simulator.udid")
             state.record.simulator = choice
-            try state.persist()
-            if let choice { events.emit(.simulatorChosen(host: session.host.name, choice: choice)) }
+            try state.journal.runChanged(state.record)
+            if let choice { state.journal.emit(.simulatorChosen(host: session.host.name, choice: choice)) }
         }
         try checkCancelled()
 
@@ -139,11 +147,11 @@ public final class RunEngine {
         let remoteRunFolder = try makeRemoteRunFolder(
             "\(session.host.workDirectory)/runs/\(state.runID)", on: remote, host: session.host.name)
         state.record.remoteRunFolder = remoteRunFolder
-        try state.persist()
-        defer { cleanUpRemote(remoteRunFolder, on: remote) }
+        try state.journal.runChanged(state.record)
+        defer { cleanUpRemote(remoteRunFolder, on: remote, journal: state.journal) }
         let remoteWorkspace = remoteRunFolder + "/workspace"
         let upload = try remote.upload(directory: workspace, to: remoteWorkspace)
-        events.emit(.workspaceUploaded(host: session.host.name, bytes: upload.bytes, seconds: upload.seconds))
+        state.journal.emit(.workspaceUploaded(host: session.host.name, bytes: upload.bytes, seconds: upload.seconds))
 
         // 5. Layers, in dependency order.
         let context = LayerRunContext(
@@ -170,8 +178,8 @@ public final class RunEngine {
                 state.record.host = .init(
                     name: host.name, endpoint: host.endpoint, keyType: connected.keyType,
                     fingerprint: connected.fingerprint)
-                try state.persist()
-                events.emit(
+                try state.journal.runChanged(state.record)
+                state.journal.emit(
                     .hostConnected(
                         host: host.name, endpoint: host.endpoint, keyType: connected.keyType,
                         fingerprint: connected.fingerprint))
@@ -181,7 +189,7 @@ public final class RunEngine {
                 if [.hostKeyUnknown, .hostKeyChanged, .authentication].contains(error.kind) { throw error }
                 lastError = error
                 if index == 0 {
-                    events.emit(.warning("\(error.description); retrying once"))
+                    state.journal.emit(.warning("\(error.description); retrying once"))
                     try checkCancelled()
                 }
             }
@@ -240,8 +248,9 @@ public final class RunEngine {
                     simulatorUDID: pluginType.needsSimulator ? simulator?.udid : nil,
                     startedAt: UTCTimestamp.iso8601(attemptStart), finishedAt: nil, durationSeconds: nil, facts: [:],
                     artifacts: []))
-            try state.persist()
-            events.emit(.layerStarted(layer: spec.name, attempt: attempt))
+            try state.journal.attemptStarted(
+                state.record, layer: spec.name, attempt: state.record.layers[index].attempts[attempt - 1])
+            state.journal.emit(.layerStarted(layer: spec.name, attempt: attempt))
 
             let pluginContext = LayerContext(
                 runID: state.runID, pipelineName: context.request.pipeline.name, layer: spec, attempt: attempt,
@@ -249,7 +258,7 @@ public final class RunEngine {
                 simulator: pluginType.needsSimulator ? simulator : nil, remoteRunFolder: context.remoteRunFolder,
                 remoteWorkspace: context.remoteWorkspace, localArtifacts: layerFolder,
                 projectDirectory: state.projectDirectory, runStartTime: state.started,
-                events: events, cancellation: cancellation)
+                events: state.journal, cancellation: cancellation)
             var result: LayerResult
             do {
                 result = try pluginType.init().run(pluginContext)
@@ -275,9 +284,11 @@ public final class RunEngine {
             state.record.layers[index].attempts[attemptIndex].facts = result.facts
             state.record.layers[index].attempts[attemptIndex].artifacts = result.artifacts
             state.record.layers[index].tests = result.tests
+            try state.journal.attemptFinished(
+                state.record, layer: spec.name, attempt: state.record.layers[index].attempts[attemptIndex],
+                tests: result.tests)
             let retry = result.outcome.isRetriedByDefault && attempt < maximumAttempts && !cancellation.isCancelled
             if retry {
-                try state.persist()
                 if let current = simulator?.udid { usedSimulators.insert(current) }
                 // Another simulator where there is one; the same one otherwise.
                 if pluginType.needsSimulator,
@@ -287,7 +298,7 @@ public final class RunEngine {
                 {
                     simulator = next.simulator
                 }
-                events.emit(
+                state.journal.emit(
                     .warning("layer \(spec.name): \(result.evidence.first ?? "infrastructure failure"); retrying once"))
                 continue
             }
@@ -295,8 +306,8 @@ public final class RunEngine {
             let failedTests = result.tests.filter { $0.status == .failed }.count
             state.record.layers[index].outcome = result.outcome
             state.record.layers[index].evidence = result.evidence
-            try state.persist()
-            events.emit(
+            try state.journal.layerFinished(state.record, layer: state.record.layers[index], at: finished)
+            state.journal.emit(
                 .layerFinished(
                     layer: spec.name, attempt: attempt,
                     result: LayerResultSummary(
@@ -304,7 +315,7 @@ public final class RunEngine {
                         passedTests: passedTests, failedTests: failedTests,
                         seconds: finished.timeIntervalSince(attemptStart))))
             if !result.artifacts.isEmpty {
-                events.emit(.artifactsPulled(layer: spec.name, paths: result.artifacts.map(\.path)))
+                state.journal.emit(.artifactsPulled(layer: spec.name, paths: result.artifacts.map(\.path)))
             }
             return
         }
@@ -313,8 +324,8 @@ public final class RunEngine {
     private func endLayer(_ index: Int, outcome: LayerOutcome, evidence: [String], state: inout RunState) throws {
         state.record.layers[index].outcome = outcome
         state.record.layers[index].evidence = evidence
-        try state.persist()
-        events.emit(
+        try state.journal.layerFinished(state.record, layer: state.record.layers[index], at: clock())
+        state.journal.emit(
             .layerFinished(
                 layer: state.record.layers[index].name, attempt: 0,
                 result: LayerResultSummary(
@@ -339,11 +350,13 @@ public final class RunEngine {
         return path
     }
 
-    private func cleanUpRemote(_ folder: String, on remote: RemoteHost) {
+    private func cleanUpRemote(_ folder: String, on remote: RemoteHost, journal: RunJournal) {
         // Runs even after Ctrl-C: the remote folder is Pipe's to remove, and the process groups are already gone.
         let result = try? remote.capture("rm -rf \(ShellQuote.quote(folder))", timeoutSeconds: 60)
-        if result?.exit != .exited(0) {
-            events.emit(.warning("could not remove the run folder \(folder) on the host; `pipe hosts clean` will"))
+        if result?.exit == .exited(0) {
+            journal.remoteFolderCleaned(at: clock())
+        } else {
+            journal.emit(.warning("could not remove the run folder \(folder) on the host; `pipe hosts clean` will"))
         }
     }
 
@@ -365,6 +378,7 @@ public final class RunEngine {
         for index in state.record.layers.indices where state.record.layers[index].outcome == nil {
             state.record.layers[index].outcome = outcome
             state.record.layers[index].evidence = [problem]
+            try state.journal.layerFinished(state.record, layer: state.record.layers[index], at: clock())
         }
         let code: PipeExitCode = cancellation.isCancelled ? .cancelled : exitCode
         try complete(&state, status: code == .cancelled ? .cancelled : .finished, exitCode: code)
@@ -376,7 +390,7 @@ public final class RunEngine {
         state.record.exitCode = exitCode.rawValue
         state.record.finishedAt = UTCTimestamp.iso8601(finished)
         state.record.durationSeconds = finished.timeIntervalSince(state.started)
-        try state.persist()
+        try state.journal.runChanged(state.record)
         let layers = state.record.layers.map { layer in
             (
                 name: layer.name, outcome: layer.outcome ?? .skipped,
@@ -384,7 +398,7 @@ public final class RunEngine {
             )
         }
         let pending = state.record.layers.filter { $0.outcome == .awaitingSignoff }.map(\.name)
-        events.emit(
+        state.journal.emit(
             .runFinished(
                 summary: RunFinishedSummary(
                     runID: state.runID, status: status, exitCode: exitCode, layers: layers, pendingSignoffs: pending,
@@ -408,11 +422,10 @@ private struct RunState {
     var projectDirectory: URL
     var started: Date
     var flakyPolicy: FlakyPolicy
+    var journal: RunJournal
     var record: RunRecord
 
-    var recordURL: URL { runFolder.appendingPathComponent("summary.json") }
-
-    func persist() throws { try record.write(to: recordURL) }
+    var recordURL: URL { journal.recordURL }
 }
 
 /// `path` relative to `base` when it is inside it, for messages that a person can paste.
