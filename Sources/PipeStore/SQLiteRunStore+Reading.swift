@@ -83,7 +83,7 @@ extension SQLiteRunStore {
             """, [runID]
         ) { row -> StoredRun in
             let what = "run \(runID)"
-            let record = RunRecord.make(
+            let record = RunRecord(
                 runID: runID, pipeline: row.text(0) ?? "", pipelineFile: row.text(1) ?? "",
                 status: try decode(RunStatus.self, row.text(2), "the status of \(what)"),
                 request: try json(RunRecord.Request.self, row.text(4), "the request of \(what)"),
@@ -118,7 +118,7 @@ extension SQLiteRunStore {
         ) { row in
             let name = row.text(1) ?? ""
             let what = "layer \(name) of run \(runID)"
-            let layer = RunRecord.LayerRecord.make(
+            let layer = RunRecord.LayerRecord(
                 name: name, plugin: row.text(2) ?? "", gate: try decode(Gate.self, row.text(3), "the gate of \(what)"),
                 needs: try json([String].self, row.text(4), "the needs of \(what)"),
                 outcome: try row.text(5).map { try decode(LayerOutcome.self, $0, "the outcome of \(what)") },
@@ -154,7 +154,7 @@ extension SQLiteRunStore {
             let place = "attempt \(number) of \(what)"
             return (
                 id: row.int64(0) ?? 0,
-                record: RunRecord.AttemptRecord.make(
+                record: RunRecord.AttemptRecord(
                     attempt: number,
                     outcome: try row.text(2).map { try decode(LayerOutcome.self, $0, "the outcome of \(place)") },
                     evidence: try json([String].self, row.text(3), "the evidence of \(place)"), exit: row.text(4),

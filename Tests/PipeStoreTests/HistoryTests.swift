@@ -86,7 +86,7 @@ final class HistoryTests: StoreTestCase {
         try store.createRun(StoreFixtures.newRun(runID, commit: "d1"), owner: StoreFixtures.owner())
         for attempt in 1...2 {
             try store.startAttempt(
-                .make(
+                .init(
                     attempt: attempt,
                     startedAt: StoreFixtures.timestamp(StoreFixtures.epoch.addingTimeInterval(Double(attempt)))),
                 runID: runID, layer: "unit")

@@ -26,7 +26,7 @@ final class RunLifecycleTests: StoreTestCase {
             udid: "90052AC6-1111-2222-3333-444455556666", name: "iPhone 15",
             runtimeIdentifier: "com.apple.CoreSimulator.SimRuntime.iOS-17-5",
             runtimeName: "iOS 17.5", platform: "iOS", runtimeVersion: "17.5", state: "Shutdown")
-        expected.host = .make(
+        expected.host = .init(
             name: "mac-1", endpoint: "ci@127.0.0.1:2222", keyType: "ssh-ed25519", fingerprint: "SHA256:q1w2e3")
         expected.xcode = "Xcode 16.2 (16C5032a)"
         expected.simulator = SimulatorChoice(simulator: simulator, reason: "first iPhone 15 on iOS 17.5")
@@ -36,7 +36,7 @@ final class RunLifecycleTests: StoreTestCase {
         // Layer "unit": an infrastructure failure, then a pass on another simulator; tests streamed one by one,
         // then the final list (which restates them) written again.
         try store.startLayer(runID: runID, layer: "unit", at: start.addingTimeInterval(10))
-        var first = RunRecord.AttemptRecord.make(attempt: 1, simulatorUDID: simulator.udid, startedAt: at(10))
+        var first = RunRecord.AttemptRecord(attempt: 1, simulatorUDID: simulator.udid, startedAt: at(10))
         try store.startAttempt(first, runID: runID, layer: "unit")
         try store.recordTestResults(
             [TestCaseResult(identifier: "ReadingIDTests/testTrims()", status: .failed, failureMessage: "lost")],
@@ -54,7 +54,7 @@ final class RunLifecycleTests: StoreTestCase {
                 identifier: "ReadingIDTests/testRejectsInnerSpace()", status: .passed, durationSeconds: 0.004),
             TestCaseResult(identifier: "IntentTests/testPerform()", status: .skipped),
         ]
-        var second = RunRecord.AttemptRecord.make(attempt: 2, simulatorUDID: "UDID-2", startedAt: at(41))
+        var second = RunRecord.AttemptRecord(attempt: 2, simulatorUDID: "UDID-2", startedAt: at(41))
         try store.startAttempt(second, runID: runID, layer: "unit")
         for test in tests { try store.recordTestResults([test], runID: runID, layer: "unit", attempt: 2) }
         try store.recordTestResults(tests, runID: runID, layer: "unit", attempt: 2)
@@ -190,13 +190,13 @@ final class RunLifecycleTests: StoreTestCase {
         ) {
             XCTAssertEqual($0 as? StoreError, .attemptNotFound(runID: runID, layer: "unit", attempt: 1))
         }
-        let attempt = RunRecord.AttemptRecord.make(attempt: 1, startedAt: StoreFixtures.timestamp(Date()))
+        let attempt = RunRecord.AttemptRecord(attempt: 1, startedAt: StoreFixtures.timestamp(Date()))
         try store.startAttempt(attempt, runID: runID, layer: "unit")
         XCTAssertThrowsError(try store.startAttempt(attempt, runID: runID, layer: "unit")) {
             XCTAssertEqual($0 as? StoreError, .attemptExists(runID: runID, layer: "unit", attempt: 1))
         }
         XCTAssertThrowsError(
-            try store.startAttempt(.make(attempt: 2, startedAt: "yesterday"), runID: runID, layer: "unit")
+            try store.startAttempt(.init(attempt: 2, startedAt: "yesterday"), runID: runID, layer: "unit")
         ) {
             guard case .invalidInput(let message)? = $0 as? StoreError else { return XCTFail("\($0)") }
             XCTAssertTrue(message.contains("'yesterday' is not a UTC time"), message)

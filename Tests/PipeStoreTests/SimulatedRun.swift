@@ -21,12 +21,12 @@ enum SimulatedRun {
         let start = RunID(runID)?.startTime ?? Date()
         func at(_ seconds: Double) -> Date { start.addingTimeInterval(seconds) }
         func stamp(_ seconds: Double) -> String { UTCTimestamp.iso8601(at(seconds)) }
-        let record = RunRecord.make(
+        let record = RunRecord(
             runID: runID, pipeline: pipeline, pipelineFile: "pipelines/\(pipeline).yml", status: .running,
-            request: .make(
+            request: .init(
                 pipeline: pipeline, ref: "HEAD", workspace: "examples/reader-app", requestedBy: "bench",
                 trigger: "cli"),
-            startedAt: stamp(0), layers: layers.map { .make(name: $0, plugin: "xcodebuild-test", gate: .merge) })
+            startedAt: stamp(0), layers: layers.map { .init(name: $0, plugin: "xcodebuild-test", gate: .merge) })
         try store.createRun(record, owner: RunOwner.current())
         try store.appendEvent(
             .init(type: "run-started", payload: #"{"pipeline":"\#(pipeline)"}"#, at: at(0)), runID: runID)
@@ -35,14 +35,14 @@ enum SimulatedRun {
         try store.updateRun(
             runID,
             RunUpdate(
-                host: .make(
+                host: .init(
                     name: "mac-1", endpoint: "ci@127.0.0.1:2222", keyType: "ssh-ed25519", fingerprint: "SHA256:x"),
                 xcode: "Xcode 16.2", remoteRunFolder: "pipe-work/runs/\(runID)"))
         try store.appendEvent(.init(type: "host-connected", payload: #"{"host":"mac-1"}"#, at: at(2)), runID: runID)
 
         var clock = 3.0
         for layer in layers {
-            var attempt = RunRecord.AttemptRecord.make(attempt: 1, simulatorUDID: "UDID-1", startedAt: stamp(clock))
+            var attempt = RunRecord.AttemptRecord(attempt: 1, simulatorUDID: "UDID-1", startedAt: stamp(clock))
             try store.startAttempt(attempt, runID: runID, layer: layer)
             try store.appendEvent(
                 .init(type: "layer-started", layer: layer, payload: #"{"attempt":1}"#, at: at(clock)), runID: runID)

@@ -22,15 +22,15 @@ enum StoreFixtures {
         ], requestedBy: String = "alice", commit: String? = nil
     ) -> RunRecord {
         let started = RunID(runID)?.startTime ?? epoch
-        return RunRecord.make(
+        return RunRecord(
             runID: runID, pipeline: pipeline, pipelineFile: "pipelines/\(pipeline).yml", status: .running,
-            request: .make(
+            request: .init(
                 pipeline: pipeline, ref: "HEAD", workspace: "examples/reader-app",
                 parameters: ["configuration": "Debug"],
                 requestedBy: requestedBy, reason: "tests", trigger: "cli"),
             commit: commit, startedAt: timestamp(started),
             layers: layers.map {
-                .make(name: $0.name, plugin: $0.gate == .merge ? "xcodebuild-test" : "checklist", gate: $0.gate)
+                .init(name: $0.name, plugin: $0.gate == .merge ? "xcodebuild-test" : "checklist", gate: $0.gate)
             })
     }
 
@@ -48,7 +48,7 @@ enum StoreFixtures {
         record.exitCode = failed ? 1 : 0
         record.layers[0].outcome = failed ? .testsFailed : .passed
         record.layers[0].attempts = [
-            .make(
+            .init(
                 attempt: 1, outcome: record.layers[0].outcome, startedAt: timestamp(started.addingTimeInterval(5)),
                 finishedAt: timestamp(started.addingTimeInterval(55)), durationSeconds: 50, artifacts: artifacts)
         ]

@@ -108,11 +108,11 @@ struct StoreWorker {
         let store = try SQLiteRunStore(location: URL(fileURLWithPath: job.storePath))
         var record = StoreFixtures.newRun(job.runID)
         record.remoteRunFolder = "pipe-work/runs/\(job.runID)"
-        record.host = .make(
+        record.host = .init(
             name: "mac-1", endpoint: "ci@127.0.0.1:2222", keyType: "ssh-ed25519", fingerprint: "SHA256:x")
         try store.createRun(record, owner: RunOwner.current())
         try store.startAttempt(
-            .make(attempt: 1, simulatorUDID: "UDID-1", startedAt: StoreFixtures.timestamp(Date())), runID: job.runID,
+            .init(attempt: 1, simulatorUDID: "UDID-1", startedAt: StoreFixtures.timestamp(Date())), runID: job.runID,
             layer: "unit")
         try store.recordTestResults(
             [TestCaseResult(identifier: "UnitTests/testOne()", status: .passed)], runID: job.runID, layer: "unit",

@@ -28,6 +28,33 @@ public struct RunRecord: Codable, Sendable {
     public var problem: String?
     public var layers: [LayerRecord]
 
+    public init(
+        runID: String, pipeline: String, pipelineFile: String, status: RunStatus, request: Request,
+        commit: String? = nil, resolvedRef: String? = nil, host: HostFacts? = nil, xcode: String? = nil,
+        simulator: SimulatorChoice? = nil, remoteRunFolder: String? = nil, startedAt: String, finishedAt: String? = nil,
+        durationSeconds: Double? = nil, exitCode: Int32? = nil, problem: String? = nil, layers: [LayerRecord],
+        schemaVersion: Int = RunRecord.currentSchemaVersion
+    ) {
+        self.schemaVersion = schemaVersion
+        self.runID = runID
+        self.pipeline = pipeline
+        self.pipelineFile = pipelineFile
+        self.status = status
+        self.request = request
+        self.commit = commit
+        self.resolvedRef = resolvedRef
+        self.host = host
+        self.xcode = xcode
+        self.simulator = simulator
+        self.remoteRunFolder = remoteRunFolder
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.durationSeconds = durationSeconds
+        self.exitCode = exitCode
+        self.problem = problem
+        self.layers = layers
+    }
+
     public struct Request: Codable, Sendable {
         public var pipeline: String
         public var ref: String
@@ -39,6 +66,23 @@ public struct RunRecord: Codable, Sendable {
         public var requestedBy: String
         public var reason: String?
         public var trigger: String
+
+        public init(
+            pipeline: String, ref: String, repository: String? = nil, workspace: String,
+            parameters: [String: String] = [:], udid: String? = nil, host: String? = nil, requestedBy: String,
+            reason: String? = nil, trigger: String
+        ) {
+            self.pipeline = pipeline
+            self.ref = ref
+            self.repository = repository
+            self.workspace = workspace
+            self.parameters = parameters
+            self.udid = udid
+            self.host = host
+            self.requestedBy = requestedBy
+            self.reason = reason
+            self.trigger = trigger
+        }
     }
 
     public struct HostFacts: Codable, Sendable {
@@ -46,6 +90,15 @@ public struct RunRecord: Codable, Sendable {
         public var endpoint: String
         public var keyType: String
         public var fingerprint: String
+
+        public init(
+            name: String, endpoint: String, keyType: String, fingerprint: String
+        ) {
+            self.name = name
+            self.endpoint = endpoint
+            self.keyType = keyType
+            self.fingerprint = fingerprint
+        }
     }
 
     public struct LayerRecord: Codable, Sendable {
@@ -58,6 +111,20 @@ public struct RunRecord: Codable, Sendable {
         public var evidence: [String]
         public var attempts: [AttemptRecord]
         public var tests: [TestCaseResult]
+
+        public init(
+            name: String, plugin: String, gate: Gate, needs: [String] = [], outcome: LayerOutcome? = nil,
+            evidence: [String] = [], attempts: [RunRecord.AttemptRecord] = [], tests: [TestCaseResult] = []
+        ) {
+            self.name = name
+            self.plugin = plugin
+            self.gate = gate
+            self.needs = needs
+            self.outcome = outcome
+            self.evidence = evidence
+            self.attempts = attempts
+            self.tests = tests
+        }
     }
 
     public struct AttemptRecord: Codable, Sendable {
@@ -72,6 +139,23 @@ public struct RunRecord: Codable, Sendable {
         public var durationSeconds: Double?
         public var facts: [String: String]
         public var artifacts: [ArtifactRecord]
+
+        public init(
+            attempt: Int, outcome: LayerOutcome? = nil, evidence: [String] = [], exit: String? = nil,
+            simulatorUDID: String? = nil, startedAt: String, finishedAt: String? = nil, durationSeconds: Double? = nil,
+            facts: [String: String] = [:], artifacts: [ArtifactRecord] = []
+        ) {
+            self.attempt = attempt
+            self.outcome = outcome
+            self.evidence = evidence
+            self.exit = exit
+            self.simulatorUDID = simulatorUDID
+            self.startedAt = startedAt
+            self.finishedAt = finishedAt
+            self.durationSeconds = durationSeconds
+            self.facts = facts
+            self.artifacts = artifacts
+        }
     }
 
     /// Writes the record to `url` atomically (temporary file, then rename), so a reader never sees half a record.
