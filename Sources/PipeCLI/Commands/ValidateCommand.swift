@@ -36,10 +36,3 @@ enum ValidateCommand {
         return invalid == 0 ? 0 : PipeExitCode.usage.rawValue
     }
 }
-
-/// `url` relative to `base` when inside it.
-func relativePath(_ url: URL, to base: URL) -> String {
-    let path = url.standardizedFileURL.path
-    let prefix = base.standardizedFileURL.path + "/"
-    return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
-}

@@ -427,10 +427,3 @@ private struct RunState {
 
     var recordURL: URL { journal.recordURL }
 }
-
-/// `path` relative to `base` when it is inside it, for messages that a person can paste.
-func relativePath(_ url: URL, to base: URL) -> String {
-    let path = url.standardizedFileURL.path
-    let prefix = base.standardizedFileURL.path + "/"
-    return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
-}
