@@ -125,11 +125,8 @@ enum RunsShowCommand {
                 ))
         }
         if let interrupted = run.interruptedAt {
-            facts.append(
-                (
-                    "interrupted",
-                    "found at \(RunsFormatting.time(interrupted)); last activity \(RunsFormatting.time(run.updatedAt))"
-                ))
+            // The problem line says when the coordinator was last heard of.
+            facts.append(("interrupted", "found at \(RunsFormatting.time(interrupted)) by a later pipe process"))
         }
         let width = facts.map(\.0.count).max() ?? 0
         for (label, value) in facts {
@@ -163,8 +160,10 @@ enum RunsShowCommand {
                 artifact.path + (onDisk ? "" : "  (missing on disk)"),
             ])
         }
+        let inProgress = record.status == .running || record.status == .queued
         for file in unrecorded {
-            rows.append([RunsFormatting.bytes(file.bytes), "-", file.path + "  (on disk, not recorded)"])
+            let note = inProgress ? "(being written; recorded when its attempt ends)" : "(on disk, not recorded)"
+            rows.append([RunsFormatting.bytes(file.bytes), "-", file.path + "  " + note])
         }
         if !rows.isEmpty {
             let table = RunsFormatting.table(header: ["SIZE", "DIGEST", "PATH"], rows: rows)
