@@ -44,6 +44,16 @@ final class RunsHistoryTests: RunsEndToEndTests {
         XCTAssertEqual((try json(project, ["runs", "list", "--since", "1h"]) as? [Any])?.count, 2)
         XCTAssertEqual((try json(project, ["runs", "list", "--since", "2999-01-01"]) as? [Any])?.count, 0)
         XCTAssertEqual((try json(project, ["runs", "list", "--pipeline", "other"]) as? [Any])?.count, 0)
+        XCTAssertEqual((try json(project, ["runs", "list", "--status", "finished,cancelled"]) as? [Any])?.count, 2)
+        // From the newest run's start, written in UTC and in another zone: the newest run alone.
+        let newestStart = try XCTUnwrap(rows[0]["startedAt"] as? String)
+        XCTAssertEqual((try json(project, ["runs", "list", "--since", newestStart]) as? [Any])?.count, 1)
+        let tokyo = ISO8601DateFormatter()
+        tokyo.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        tokyo.timeZone = TimeZone(secondsFromGMT: 9 * 3600)
+        let inTokyo = tokyo.string(from: try XCTUnwrap(tokyo.date(from: newestStart)))
+        XCTAssertTrue(inTokyo.hasSuffix("+09:00"), inTokyo)
+        XCTAssertEqual((try json(project, ["runs", "list", "--since", inTokyo]) as? [Any])?.count, 1)
         let badSince = try project.pipe(["runs", "list", "--since", "yesterday"])
         XCTAssertEqual(badSince.exitCode, 2, badSince.combined)
         XCTAssertTrue(badSince.stderr.contains("an age (30m, 2h, 3d, 1w)"), badSince.stderr)

@@ -41,8 +41,18 @@ final class RunsLiveTests: RunsEndToEndTests {
         let folder = try XCTUnwrap(waitUntilTestsRun(in: project, layer: "logic"))
         let runID = folder.lastPathComponent
 
+        // Ctrl-C in a terminal that follows the run stops the following, not the run.
+        let follower = try BackgroundPipe(["runs", "logs", "last", "--follow"], in: project)
+        waitUntil("the follower prints the running layer's output") {
+            follower.chunks().contains { $0.text.contains("Test Suite") }
+        }
+        kill(follower.pid, SIGINT)
+        let followed = follower.wait(timeout: 10)
+        XCTAssertEqual(followed.exitCode, 130, followed.combined)
+        XCTAssertTrue(followed.stderr.contains("the run itself goes on"), followed.stderr)
         let listed = try XCTUnwrap(try json(project, ["runs", "list"]) as? [[String: Any]])
         XCTAssertEqual(listed.first?["status"] as? String, "running")
+        XCTAssertEqual(listed.first?["cancellationRequested"] as? Bool, false)
 
         let cancelStarted = Date()
         let cancel = try project.pipe(["runs", "cancel", String(runID.prefix(18)), "--reason", "wrong branch"])
