@@ -7,6 +7,8 @@ import PipeCore
 enum RunsJSON {
     /// `value` (dictionaries, arrays, strings, numbers, `NSNull`) as pretty-printed JSON with a final newline.
     static func text(_ value: Any) throws -> String {
+        // Foundation on Linux pretty-prints an empty array across three lines.
+        if let array = value as? [Any], array.isEmpty { return "[]\n" }
         let data = try JSONSerialization.data(
             withJSONObject: value, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self) + "\n"

@@ -52,7 +52,33 @@ enum RunsShowCommand {
         var out = "run \(record.runID) · \(record.pipeline) · \(record.status.rawValue)"
         if let code = record.exitCode { out += " · exit \(RunsFormatting.exit(code))" }
         out += "\n\n"
+        let facts = self.facts(run, pendingCleanup: pendingCleanup, session: session)
+        let width = facts.map(\.0.count).max() ?? 0
+        for (label, value) in facts {
+            out += "  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "\n"
+        }
 
+        out += "\nLAYERS\n"
+        for layer in record.layers {
+            out += layerText(layer, times: run.layerTimes[layer.name])
+        }
+        if !run.signoffs.isEmpty {
+            out += "\nSIGN-OFFS\n"
+            for signoff in run.signoffs {
+                var line = "  \(signoff.layer): \(signoff.decision.rawValue) by \(signoff.signedBy) at "
+                line += RunsFormatting.time(signoff.at)
+                if let note = signoff.note, !note.isEmpty { line += ": \(note)" }
+                out += line + "\n"
+            }
+        }
+        out += "\nARTIFACTS (relative to \(session.project.url.path))\n"
+        out += artifactsText(run, unrecorded: unrecorded, session: session)
+        return out
+    }
+
+    /// The run-level facts, as label and value.
+    private static func facts(_ run: StoredRun, pendingCleanup: Bool, session: RunsSession) -> [(String, String)] {
+        let record = run.record
         var facts: [(String, String)] = []
         facts.append(
             (
@@ -128,25 +154,16 @@ enum RunsShowCommand {
             // The problem line says when the coordinator was last heard of.
             facts.append(("interrupted", "found at \(RunsFormatting.time(interrupted)) by a later pipe process"))
         }
-        let width = facts.map(\.0.count).max() ?? 0
-        for (label, value) in facts {
-            out += "  " + label.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + value + "\n"
-        }
+        return facts
+    }
 
-        out += "\nLAYERS\n"
-        for layer in record.layers {
-            out += layerText(layer, times: run.layerTimes[layer.name])
-        }
-        if !run.signoffs.isEmpty {
-            out += "\nSIGN-OFFS\n"
-            for signoff in run.signoffs {
-                var line = "  \(signoff.layer): \(signoff.decision.rawValue) by \(signoff.signedBy) at "
-                line += RunsFormatting.time(signoff.at)
-                if let note = signoff.note, !note.isEmpty { line += ": \(note)" }
-                out += line + "\n"
-            }
-        }
-        out += "\nARTIFACTS (relative to \(session.project.url.path))\n"
+    /// The artifacts the store recorded, with sizes, digests and whether they are still on disk, then the files
+    /// it never heard of.
+    private static func artifactsText(_ run: StoredRun, unrecorded: [RunsArtifactFiles.File], session: RunsSession)
+        -> String
+    {
+        let record = run.record
+        var out = ""
         let artifacts = run.allArtifacts
         if artifacts.isEmpty && unrecorded.isEmpty { out += "  none recorded\n" }
         var rows: [[String]] = []
