@@ -19,7 +19,10 @@ public enum PipeCommandLine {
                 help: "The project folder (default: the nearest folder upwards that holds pipelines/)."),
             .value("store", valueName: "path", help: "The run store, a SQLite file (default: .pipe/pipe.db)."),
         ],
-        groups: [CommandGroup("COMMANDS", [RunCommand.spec, ValidateCommand.spec])],
+        groups: [
+            CommandGroup("COMMANDS", [RunCommand.spec, ValidateCommand.spec]),
+            CommandGroup("RUN HISTORY", [RunsCommand.spec]),
+        ],
         sections: [
             HelpSection(
                 title: "EXIT CODES",
@@ -66,6 +69,7 @@ public enum PipeCommandLine {
                 switch path {
                 case ["run"]: return try RunCommand.execute(context)
                 case ["validate"]: return try ValidateCommand.execute(context)
+                case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 default:
                     console.err("error: '\(path.joined(separator: " "))' has no implementation\n")
                     return PipeExitCode.usage.rawValue
