@@ -1,4 +1,5 @@
 import Foundation
+import PipeCore
 
 /// What is on disk in a run's folder (`artifacts/<run id>/`): sizes, and files the store never recorded.
 enum RunsArtifactFiles {
