@@ -67,7 +67,11 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         }
         let exit = try context.host.runStoppable(
             line, stdin: nil, timeoutSeconds: context.layer.timeoutSeconds, cancellation: context.cancellation,
-            onStarted: { processGroup = $0 },
+            onStarted: { group in
+                processGroup = group
+                context.events.emit(
+                    .remoteProcessStarted(layer: layerName, host: context.hostName, processGroup: group.id))
+            },
             onStdout: { chunk in
                 log.write(chunk)
                 context.events.emit(

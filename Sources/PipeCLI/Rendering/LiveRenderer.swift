@@ -48,6 +48,8 @@ public final class LiveRenderer: EventSink {
             line("layer \(layer)" + (attempt > 1 ? " (attempt \(attempt))" : ""), mark: "▸")
         case .remoteCommand(_, let command):
             line(command, mark: "$", indent: 2)
+        case .remoteProcessStarted(_, let host, let processGroup):
+            if verbose { line("running on \(host) in process group \(processGroup)", mark: " ", indent: 4) }
         case .testFinished(_, let result):
             showTest(result)
         case .output(_, _, let text):

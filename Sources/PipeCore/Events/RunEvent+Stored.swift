@@ -12,6 +12,7 @@ extension RunEvent {
         case .simulatorChosen: return "simulator-chosen"
         case .layerStarted: return "layer-started"
         case .remoteCommand: return "remote-command"
+        case .remoteProcessStarted: return "remote-process-started"
         case .testFinished: return "test-finished"
         case .output: return "output"
         case .layerFinished: return "layer-finished"
@@ -24,7 +25,8 @@ extension RunEvent {
     /// The layer the event belongs to, when it belongs to one.
     public var layerName: String? {
         switch self {
-        case .layerStarted(let layer, _), .remoteCommand(let layer, _), .testFinished(let layer, _),
+        case .layerStarted(let layer, _), .remoteCommand(let layer, _), .remoteProcessStarted(let layer, _, _),
+            .testFinished(let layer, _),
             .output(let layer, _, _), .layerFinished(let layer, _, _), .artifactsPulled(let layer, _):
             return layer
         default:
@@ -55,6 +57,8 @@ extension RunEvent {
             object = ["layer": layer, "attempt": attempt]
         case .remoteCommand(let layer, let command):
             object = ["layer": layer, "command": command]
+        case .remoteProcessStarted(let layer, let host, let processGroup):
+            object = ["layer": layer, "host": host, "processGroup": processGroup]
         case .testFinished(let layer, let result):
             var fields: [String: Any] = [
                 "layer": layer, "identifier": result.identifier, "status": result.status.rawValue,

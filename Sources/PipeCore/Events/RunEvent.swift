@@ -11,6 +11,9 @@ public enum RunEvent: Sendable {
     case layerStarted(layer: String, attempt: Int)
     /// The main command a plugin runs on the host for a layer, as the remote shell receives it.
     case remoteCommand(layer: String, command: String)
+    /// A stoppable remote command started in its own process group on the host: recorded (in the store's events)
+    /// so the group can be killed even if this coordinator dies.
+    case remoteProcessStarted(layer: String, host: String, processGroup: Int32)
     case testFinished(layer: String, result: TestCaseResult)
     /// A raw chunk of the layer's log (stdout or stderr), already free of secrets.
     case output(layer: String, stream: OutputStream, text: String)
