@@ -37,6 +37,9 @@ struct CannedResults: Codable, Equatable {
         /// Source file of the failure or skip, relative to the workspace root (or absolute).
         var file: String?
         var line: Int?
+        /// A flaky test: it fails this many times in a workspace (with `message`), then takes `status`. Counted in
+        /// `FlakyTestCounter.fileName` at the workspace root, so retries within one run see earlier attempts.
+        var failuresBeforePass: Int?
 
         var identity: TestIdentity { TestIdentity(target: target, suite: suite, name: name) }
     }

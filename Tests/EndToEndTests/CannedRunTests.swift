@@ -226,23 +226,71 @@ final class CannedRunTests: XCTestCase {
         }
     }
 
+    func testATestThatFailsThenPassesOnATestRetryIsFlakyWithEveryAttemptKept() throws {
+        let pipeline = """
+            repository:
+              workspace: examples/reader-app
+            simulator:
+              device: iPhone 15
+            flaky: ${flaky}
+            parameters:
+              flaky: allow
+            layers:
+              logic:
+                plugin: xcodebuild-test
+                scheme: Reader
+                only-testing: [ReaderTests/ReadingIDTests]
+                retry:
+                  tests: 2
+                  backoff: 0s
+            """
+        let project = try PipeProject(host: Self.host, pipeline: pipeline)
+        try editCannedTests(in: project) { tests in
+            tests[0]["failuresBeforePass"] = 1
+            tests[0]["file"] = "Tests/ReaderTests/ReadingIDTests.swift"
+            tests[0]["line"] = 12
+        }
+        let allowed = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(allowed.exitCode, 0, "flaky passes the merge gate by default:\n\(allowed.combined)")
+        let record = try project.lastRecord()
+        let logic = try XCTUnwrap(layer("logic", in: record))
+        XCTAssertEqual(logic["outcome"] as? String, "flaky")
+        let attempts = try XCTUnwrap(logic["attempts"] as? [[String: Any]])
+        XCTAssertEqual(attempts.map { $0["outcome"] as? String }, ["tests-failed", "passed"])
+        let bundles = attempts.compactMap { ($0["facts"] as? [String: String])?["resultBundleRemotePath"] }
+        XCTAssertEqual(Set(bundles).count, 2, "each attempt has its own fresh bundle path")
+        // Counts are never doubled: the layer's tests are the last attempt's, each test once.
+        let tests = try XCTUnwrap(logic["tests"] as? [[String: Any]])
+        let identifiers = tests.compactMap { $0["identifier"] as? String }
+        XCTAssertEqual(identifiers.count, Set(identifiers).count)
+        XCTAssertEqual(identifiers.count, 12)
+
+        let blocked = try project.pipe(["run", "app-intents", "--param", "flaky=block"])
+        XCTAssertEqual(blocked.exitCode, 1, "flaky fails the gate under flaky: block:\n\(blocked.combined)")
+    }
+
     // MARK: - Helpers
 
     /// Makes the first ReadingIDTests test take ten minutes in the canned results, and commits it.
     private func makeTestHang(in project: PipeProject) throws {
+        try editCannedTests(in: project) { tests in tests[0]["duration"] = 600 }
+    }
+
+    /// Changes the Reader scheme's canned tests of the project's copy of the example, and commits the change.
+    private func editCannedTests(in project: PipeProject, _ change: (inout [[String: Any]]) -> Void) throws {
         let path = "examples/reader-app/pipe-canned-results.json"
         let data = try Data(contentsOf: project.url.appendingPathComponent(path))
         var json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         var schemes = try XCTUnwrap(json["schemes"] as? [String: Any])
         var reader = try XCTUnwrap(schemes["Reader"] as? [String: Any])
         var tests = try XCTUnwrap(reader["tests"] as? [[String: Any]])
-        tests[0]["duration"] = 600
+        change(&tests)
         reader["tests"] = tests
         schemes["Reader"] = reader
         json["schemes"] = schemes
         let text = String(
             decoding: try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted]), as: UTF8.self)
-        try project.commit(path, text, message: "a test that hangs")
+        try project.commit(path, text, message: "canned results changed by the test")
     }
 
     private func assertNoProcess(inGroup group: String, file: StaticString = #filePath, line: UInt = #line) throws {

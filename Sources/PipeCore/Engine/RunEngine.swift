@@ -236,7 +236,10 @@ public final class RunEngine {
         }
         var simulator = context.firstChoice?.simulator
         var usedSimulators: Set<String> = []
-        let maximumAttempts = 2
+        let policy = spec.retry.applied(to: context.request.pipeline.retry)
+        var retriesTaken: [LayerOutcome: Int] = [:]
+        var outcomes: [LayerOutcome] = []
+        let maximumAttempts = 1 + policy.infrastructure + policy.timedOut + policy.tests
         for attempt in 1...maximumAttempts {
             let layerFolder = state.runFolder.appendingPathComponent(
                 attempt == 1 ? spec.name : "\(spec.name)/attempt-\(attempt)", isDirectory: true)
@@ -287,21 +290,40 @@ public final class RunEngine {
             try state.journal.attemptFinished(
                 state.record, layer: spec.name, attempt: state.record.layers[index].attempts[attemptIndex],
                 tests: result.tests)
-            let retry = result.outcome.isRetriedByDefault && attempt < maximumAttempts && !cancellation.isCancelled
-            if retry {
-                if let current = simulator?.udid { usedSimulators.insert(current) }
-                // Another simulator where there is one; the same one otherwise.
-                if pluginType.needsSimulator,
-                    let next = try? inspector.choose(
+            outcomes.append(result.outcome)
+            let taken = retriesTaken[result.outcome, default: 0]
+            if taken < policy.retries(after: result.outcome), attempt < maximumAttempts, !cancellation.isCancelled {
+                retriesTaken[result.outcome] = taken + 1
+                // An infrastructure failure or a timeout moves to another simulator where there is one; a test
+                // retry keeps the same one, so a pass on retry means the test, not the device, was unsteady.
+                if result.outcome != .testsFailed, pluginType.needsSimulator {
+                    if let current = simulator?.udid { usedSimulators.insert(current) }
+                    if let next = try? inspector.choose(
                         context.criteria, among: context.simulators, excluding: usedSimulators,
                         udidSource: "the retry")
-                {
-                    simulator = next.simulator
+                    {
+                        simulator = next.simulator
+                    }
                 }
+                let wait = policy.backoff(beforeRetry: retriesTaken.values.reduce(0, +))
                 state.journal.emit(
-                    .warning("layer \(spec.name): \(result.evidence.first ?? "infrastructure failure"); retrying once"))
+                    .warning(
+                        "layer \(spec.name): \(result.outcome.rawValue) (\(result.evidence.first ?? "no evidence")); "
+                            + "retry \(taken + 1) of \(policy.retries(after: result.outcome)) in "
+                            + String(format: "%.0f s", wait)))
+                waitForRetry(seconds: wait)
                 continue
             }
+            var finalOutcome = RetryPolicy.finalOutcome(of: outcomes) ?? result.outcome
+            if finalOutcome == .flaky, result.tests.isEmpty {
+                // A retry that ran no tests proves nothing: the earlier failure stands.
+                finalOutcome = .testsFailed
+                result.evidence.append("the test retry ran no tests; the failure of an earlier attempt stands")
+            } else if finalOutcome == .flaky {
+                result.evidence.insert(
+                    "flaky: tests failed on an earlier attempt and passed on attempt \(attempt) (retry.tests)", at: 0)
+            }
+            result.outcome = finalOutcome
             let passedTests = result.tests.filter { $0.status == .passed }.count
             let failedTests = result.tests.filter { $0.status == .failed }.count
             state.record.layers[index].outcome = result.outcome
@@ -319,6 +341,12 @@ public final class RunEngine {
             }
             return
         }
+    }
+
+    /// Sleeps before a retry, waking early when the run is cancelled.
+    private func waitForRetry(seconds: Double) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, !cancellation.isCancelled { Thread.sleep(forTimeInterval: 0.05) }
     }
 
     private func endLayer(_ index: Int, outcome: LayerOutcome, evidence: [String], state: inout RunState) throws {

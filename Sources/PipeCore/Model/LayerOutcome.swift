@@ -38,8 +38,6 @@ public enum LayerOutcome: String, Codable, CaseIterable, Sendable {
         }
     }
 
-    /// Whether another attempt may help under the default policy (infrastructure only, once).
-    public var isRetriedByDefault: Bool { self == .infrastructure }
 }
 
 /// The life of a whole run.

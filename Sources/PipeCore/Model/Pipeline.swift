@@ -16,11 +16,14 @@ public struct Pipeline: Sendable, Equatable {
     public var parameters: [String: String]
     public var layers: [LayerSpec]
     public var flakyPolicy: FlakyPolicy
+    /// The pipeline's retry policy; a layer's `retry` overrides it field by field.
+    public var retry: RetryPolicy
 
     public init(
         name: String, sourcePath: String, description: String? = nil, repository: RepositorySpec,
         hostSelection: HostSelection = HostSelection(), simulator: SimulatorCriteria = SimulatorCriteria(),
-        parameters: [String: String] = [:], layers: [LayerSpec], flakyPolicy: FlakyPolicy = .allow
+        parameters: [String: String] = [:], layers: [LayerSpec], flakyPolicy: FlakyPolicy = .allow,
+        retry: RetryPolicy = RetryPolicy()
     ) {
         self.name = name
         self.sourcePath = sourcePath
@@ -31,6 +34,7 @@ public struct Pipeline: Sendable, Equatable {
         self.parameters = parameters
         self.layers = layers
         self.flakyPolicy = flakyPolicy
+        self.retry = retry
     }
 
     public func layer(named name: String) -> LayerSpec? { layers.first { $0.name == name } }
@@ -94,10 +98,12 @@ public struct LayerSpec: Sendable, Equatable {
     public var timeoutSeconds: Double?
     /// The plugin's own settings, validated against the plugin's schema.
     public var settings: [String: SettingValue]
+    /// This layer's changes to the pipeline's retry policy.
+    public var retry: RetryOverrides
 
     public init(
         name: String, plugin: String, gate: Gate = .merge, needs: [String] = [], timeoutSeconds: Double? = nil,
-        settings: [String: SettingValue] = [:]
+        settings: [String: SettingValue] = [:], retry: RetryOverrides = RetryOverrides()
     ) {
         self.name = name
         self.plugin = plugin
@@ -105,6 +111,7 @@ public struct LayerSpec: Sendable, Equatable {
         self.needs = needs
         self.timeoutSeconds = timeoutSeconds
         self.settings = settings
+        self.retry = retry
     }
 }
 

@@ -5,8 +5,11 @@ import PipeCore
 /// Parameters are read first (interpolation needs them), then every other section; references between layers
 /// (`needs`) are checked once all layers are known.
 struct PipelineDecoder {
-    static let topLevelKeys = ["description", "repository", "host", "simulator", "parameters", "flaky", "layers"]
-    static let layerKeys = ["plugin", "gate", "needs", "timeout"]
+    static let topLevelKeys = [
+        "description", "repository", "host", "simulator", "parameters", "flaky", "retry", "layers",
+    ]
+    static let layerKeys = ["plugin", "gate", "needs", "timeout", "retry"]
+    static let retryKeys = ["infrastructure", "timed-out", "tests", "backoff"]
     static let platforms = ["iOS", "tvOS", "watchOS", "visionOS"]
 
     let name: String
@@ -47,6 +50,7 @@ struct PipelineDecoder {
         let simulator = decodeSimulator(document)
         let flaky = document.read(
             "flaky", { reader in { reader.choice($0, at: $1, among: [FlakyPolicy.allow, .block]) } })
+        let retry = decodeRetry(document)
         let layers = decodeLayers(document)
         checkNeeds(layers)
         for (parameter, entry) in declaredParameterKeys(top) where !interpolator.used.contains(parameter) {
@@ -59,7 +63,40 @@ struct PipelineDecoder {
         return Pipeline(
             name: name, sourcePath: file, description: description, repository: repository, hostSelection: host,
             simulator: simulator, parameters: values.compactMapValues { $0 }, layers: layers.map(\.spec),
-            flakyPolicy: flaky ?? .allow)
+            flakyPolicy: flaky ?? .allow, retry: retry.applied(to: RetryPolicy()))
+    }
+
+    /// `retry:` of the pipeline or of a layer: retries per kind of failure (0–5) and the first backoff.
+    private func decodeRetry(_ parent: MappingReader) -> RetryOverrides {
+        guard let node = parent.value("retry"),
+            let mapping = parent.reader.mapping(
+                node, at: parent.path.appending("retry"),
+                expected: "a mapping of retries (infrastructure, timed-out, tests, backoff)")
+        else { return RetryOverrides() }
+        mapping.rejectUnknownKeys(allowed: Self.retryKeys)
+        func count(_ key: String) -> Int? {
+            guard let node = mapping.value(key), let value = mapping.reader.integer(node, at: mapping.path.appending(key))
+            else { return nil }
+            guard (0...RetryPolicy.maximumRetries).contains(value) else {
+                problems.error(
+                    mapping.path.appending(key), at: node.start,
+                    "\(value) retries: give a number from 0 to \(RetryPolicy.maximumRetries)")
+                return nil
+            }
+            return value
+        }
+        // No wait at all is a fair backoff, though never a fair timeout: `0` and `0s` are taken here.
+        var backoff: Double?
+        if let node = mapping.value("backoff"), case .scalar(let scalar) = node.content,
+            ["0", "0s"].contains(scalar.text.trimmingCharacters(in: .whitespaces))
+        {
+            backoff = 0
+        } else {
+            backoff = mapping.read("backoff", { $0.duration })
+        }
+        return RetryOverrides(
+            infrastructure: count("infrastructure"), timedOut: count("timed-out"), tests: count("tests"),
+            backoffSeconds: backoff)
     }
 
     /// The file name becomes the pipeline's name, which appears in folder and result-bundle names.
@@ -341,7 +378,8 @@ struct PipelineDecoder {
         }
         let spec = LayerSpec(
             name: entry.key, plugin: kind ?? "", gate: gate ?? schema?.defaultGate ?? .merge,
-            needs: needs.map(\.text), timeoutSeconds: timeout, settings: settings)
+            needs: needs.map(\.text), timeoutSeconds: timeout, settings: settings,
+            retry: decodeRetry(layer))
         return DecodedLayer(spec: spec, needs: needs)
     }
 
