@@ -75,7 +75,8 @@ struct PipelineDecoder {
         else { return RetryOverrides() }
         mapping.rejectUnknownKeys(allowed: Self.retryKeys)
         func count(_ key: String) -> Int? {
-            guard let node = mapping.value(key), let value = mapping.reader.integer(node, at: mapping.path.appending(key))
+            guard let node = mapping.value(key),
+                let value = mapping.reader.integer(node, at: mapping.path.appending(key))
             else { return nil }
             guard (0...RetryPolicy.maximumRetries).contains(value) else {
                 problems.error(
