@@ -269,6 +269,54 @@ final class CannedRunTests: XCTestCase {
         XCTAssertEqual(blocked.exitCode, 1, "flaky fails the gate under flaky: block:\n\(blocked.combined)")
     }
 
+    func testOnlyRunsTheChosenLayersAndRecordsTheOthersAsNotRun() throws {
+        let project = try PipeProject(host: Self.host)
+        let typo = try project.pipe(["run", "app-intents", "--only", "intnet"])
+        XCTAssertEqual(typo.exitCode, 2, typo.combined)
+        XCTAssertTrue(typo.stderr.contains("did you mean 'intent'?"), typo.stderr)
+
+        let result = try project.pipe(["run", "app-intents", "--only", "intent"])
+        XCTAssertEqual(result.exitCode, 0, result.combined)
+        XCTAssertTrue(result.stdout.contains("- logic   not run"), result.stdout)
+        let record = try project.lastRecord()
+        let logic = try XCTUnwrap(layer("logic", in: record))
+        XCTAssertNil(logic["outcome"], "a layer that was not selected has no outcome")
+        XCTAssertEqual((logic["attempts"] as? [Any])?.count, 0)
+        XCTAssertEqual(layer("intent", in: record)?["outcome"] as? String, "passed")
+        XCTAssertEqual((record["request"] as? [String: Any])?["onlyLayers"] as? [String], ["intent"])
+    }
+
+    func testRerunFailedRunsOnlyWhatDidNotPassAtTheSameCommit() throws {
+        let project = try PipeProject(host: Self.host)
+        XCTAssertEqual(try project.pipe(["run", "app-intents", "--only", "logic"]).exitCode, 0)
+        let first = try project.lastRecord()
+        let firstID = try XCTUnwrap(first["runID"] as? String)
+        // A later commit must not change what a rerun verifies.
+        try project.commit(
+            "pipelines/app-intents.yml",
+            try String(
+                contentsOf: project.url.appendingPathComponent("pipelines/app-intents.yml"), encoding: .utf8) + "\n",
+            message: "a later commit")
+
+        let rerun = try project.pipe(["rerun", "last", "--failed"])
+        XCTAssertEqual(rerun.exitCode, 0, rerun.combined)
+        let second = try project.lastRecord()
+        XCTAssertNotEqual(second["runID"] as? String, firstID)
+        XCTAssertEqual(second["commit"] as? String, first["commit"] as? String)
+        XCTAssertEqual((second["request"] as? [String: Any])?["rerunOf"] as? String, firstID)
+        let logic = try XCTUnwrap(layer("logic", in: second))
+        XCTAssertEqual(logic["outcome"] as? String, "passed")
+        XCTAssertEqual((logic["attempts"] as? [Any])?.count, 0, "a layer that passed is not run again")
+        XCTAssertTrue(((logic["evidence"] as? [String])?.first ?? "").contains("carried over from run \(firstID)"))
+        let intent = try XCTUnwrap(layer("intent", in: second))
+        XCTAssertEqual(intent["outcome"] as? String, "passed")
+        XCTAssertEqual((intent["attempts"] as? [Any])?.count, 1)
+
+        let nothingLeft = try project.pipe(["rerun", "last", "--failed"])
+        XCTAssertEqual(nothingLeft.exitCode, 0)
+        XCTAssertTrue(nothingLeft.stdout.contains("nothing to run again"), nothingLeft.stdout)
+    }
+
     // MARK: - Helpers
 
     /// Makes the first ReadingIDTests test take ten minutes in the canned results, and commits it.

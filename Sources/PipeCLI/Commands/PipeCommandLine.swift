@@ -20,7 +20,7 @@ public enum PipeCommandLine {
             .value("store", valueName: "path", help: "The run store, a SQLite file (default: .pipe/pipe.db)."),
         ],
         groups: [
-            CommandGroup("COMMANDS", [RunCommand.spec, ValidateCommand.spec]),
+            CommandGroup("COMMANDS", [RunCommand.spec, RerunCommand.spec, ValidateCommand.spec]),
             CommandGroup("RUN HISTORY", [RunsCommand.spec]),
         ],
         sections: [
@@ -68,6 +68,7 @@ public enum PipeCommandLine {
             do {
                 switch path {
                 case ["run"]: return try RunCommand.execute(context)
+                case ["rerun"]: return try RerunCommand.execute(context)
                 case ["validate"]: return try ValidateCommand.execute(context)
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 default:

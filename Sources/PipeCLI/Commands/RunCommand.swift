@@ -1,4 +1,5 @@
 import Foundation
+import PipeBasics
 import PipeCore
 import PipeSpec
 
@@ -28,6 +29,10 @@ enum RunCommand {
             .value("host", help: "Run on this host of the hosts file."),
             .value("hosts-file", valueName: "path", help: "The hosts file (default: .pipe/hosts.yml)."),
             .value("reason", valueName: "text", help: "Why this run was started, for the run record."),
+            .repeated(
+                "only", valueName: "layer[,layer]",
+                help: "Run only these layers; the others are recorded as not run (a layer they need is not run either)."
+            ),
             .flag("verbose", short: "v", help: "Also show the raw output of every layer as it arrives."),
         ])
 
@@ -48,42 +53,30 @@ enum RunCommand {
             return PipeExitCode.usage.rawValue
         }
         if let ref = arguments.string("ref") { pipeline.repository.ref = ref }
+        let only = try onlyLayers(arguments, pipeline: pipeline)
         let (udid, udidSource) = try simulatorOverride(arguments, environment: context.environment)
-        let hostsFile =
-            arguments.string("hosts-file").map {
-                URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
-            } ?? project.defaultHostsFile
-        guard FileManager.default.fileExists(atPath: hostsFile.path) else {
-            throw RequestError(
-                "no hosts file at \(hostsFile.path): list your Mac hosts there (see docs/pipeline-format.md), or run "
-                    + "`make mac-up` to start the emulated Mac host on this machine and write one")
-        }
-        let hosts: [HostConfig]
-        do {
-            hosts = try HostsFileLoader.load(path: hostsFile, environment: context.environment)
-        } catch {
-            context.console.err(error.description + "\n")
-            return PipeExitCode.usage.rawValue
-        }
-
+        guard let hosts = try RunLauncher.hosts(context, project: project) else { return PipeExitCode.usage.rawValue }
         let store = try StoreAccess.open(context, project: project)
-        let cancellation = CancellationToken()
-        let signals = SignalCancellation(token: cancellation) { _ in
-            context.console.err("\ncancelling: stopping the remote processes and keeping what was brought back…\n")
-        }
-        defer { withExtendedLifetime(signals) {} }
-        let renderer = LiveRenderer(
-            style: LiveRenderer.defaultStyle(environment: context.environment), verbose: arguments.flag("verbose"),
-            write: context.console.out)
-        let engine = RunEngine(
-            checkout: GitSourceCheckout(cancellation: cancellation),
-            connector: SSHHostConnector(environment: context.environment), inspector: AppleHostInspector(),
-            plugins: BuiltInPlugins.registry, hosts: hosts, events: renderer, cancellation: cancellation, store: store)
         let request = RunRequest(
             pipeline: pipeline, projectDirectory: project.url, requestedBy: requester(context.environment),
             reason: arguments.string("reason"), trigger: "cli", udidOverride: udid, udidOverrideSource: udidSource,
-            hostOverride: arguments.string("host"))
-        return try engine.run(request).exitCode.rawValue
+            hostOverride: arguments.string("host"), onlyLayers: only)
+        return try RunLauncher.launch(request, hosts: hosts, store: store, context: context)
+    }
+
+    /// `--only a,b` (repeatable): each name must be a layer of the pipeline.
+    static func onlyLayers(_ arguments: ParsedArguments, pipeline: Pipeline) throws -> [String]? {
+        let names = arguments.strings("only").flatMap { $0.split(separator: ",").map(String.init) }
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        guard !names.isEmpty else { return nil }
+        let known = pipeline.layers.map(\.name)
+        for name in names where !known.contains(name) {
+            var message = "--only names the layer '\(name)', which \(pipeline.sourcePath) does not have"
+            if let near = EditDistance.nearest(to: name, in: known) { message += "; did you mean '\(near)'?" }
+            throw UsageError(
+                .custom(message + " (layers: \(known.joined(separator: ", ")))"), command: arguments.command)
+        }
+        return names
     }
 
     /// `--param k=v` values; a key given twice is refused rather than silently taking one.

@@ -102,7 +102,11 @@ public final class LiveRenderer: EventSink {
         let width = summary.layers.map(\.name.count).max() ?? 0
         for layer in summary.layers {
             let name = layer.name.padding(toLength: width, withPad: " ", startingAt: 0)
-            line("\(name)  \(layer.outcome.rawValue)", mark: Self.mark(for: layer.outcome), indent: 2)
+            if let outcome = layer.outcome {
+                line("\(name)  \(outcome.rawValue)", mark: Self.mark(for: outcome), indent: 2)
+            } else {
+                line("\(name)  not run", mark: "-", indent: 2)
+            }
             for path in layer.artifacts { line(path, mark: " ", indent: 6 + width) }
         }
         for pending in summary.pendingSignoffs {

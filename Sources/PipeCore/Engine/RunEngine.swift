@@ -58,7 +58,8 @@ public final class RunEngine {
                     pipeline: pipeline.name, ref: pipeline.repository.ref, repository: pipeline.repository.location,
                     workspace: pipeline.repository.workspacePath, parameters: pipeline.parameters,
                     udid: request.udidOverride, host: request.hostOverride, requestedBy: request.requestedBy,
-                    reason: request.reason, trigger: request.trigger),
+                    reason: request.reason, trigger: request.trigger, onlyLayers: request.onlyLayers,
+                    rerunOf: request.rerunOf),
                 startedAt: UTCTimestamp.iso8601(started),
                 layers: LayerOrder.sorted(pipeline.layers).map {
                     .init(
@@ -212,6 +213,19 @@ public final class RunEngine {
     private func runLayer(at index: Int, context: LayerRunContext, state: inout RunState) throws {
         let layerRecord = state.record.layers[index]
         guard let spec = context.request.pipeline.layer(named: layerRecord.name) else { return }
+        if let carried = context.request.carriedOver[spec.name] {
+            try endLayer(
+                index, outcome: carried.outcome,
+                evidence: ["carried over from run \(carried.fromRun) (not run again)"] + carried.evidence,
+                state: &state)
+            return
+        }
+        if let only = context.request.onlyLayers, !only.contains(spec.name) {
+            // Not run: no outcome, so neither a pass nor a failure; a gate over it cannot be judged.
+            state.record.layers[index].evidence = ["not run: not selected by --only \(only.joined(separator: ","))"]
+            try state.journal.runChanged(state.record)
+            return
+        }
         if cancellation.isCancelled {
             try endLayer(
                 index, outcome: .cancelled, evidence: [cancellation.cancellationReason ?? "cancelled"], state: &state)
@@ -421,7 +435,7 @@ public final class RunEngine {
         try state.journal.runChanged(state.record)
         let layers = state.record.layers.map { layer in
             (
-                name: layer.name, outcome: layer.outcome ?? .skipped,
+                name: layer.name, outcome: layer.outcome,
                 artifacts: layer.attempts.flatMap { $0.artifacts.map(\.path) }
             )
         }

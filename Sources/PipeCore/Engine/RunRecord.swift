@@ -66,11 +66,15 @@ public struct RunRecord: Codable, Sendable {
         public var requestedBy: String
         public var reason: String?
         public var trigger: String
+        /// `--only`: the layers asked for, when not all.
+        public var onlyLayers: [String]?
+        /// `pipe rerun`: the run this one runs again.
+        public var rerunOf: String?
 
         public init(
             pipeline: String, ref: String, repository: String? = nil, workspace: String,
             parameters: [String: String] = [:], udid: String? = nil, host: String? = nil, requestedBy: String,
-            reason: String? = nil, trigger: String
+            reason: String? = nil, trigger: String, onlyLayers: [String]? = nil, rerunOf: String? = nil
         ) {
             self.pipeline = pipeline
             self.ref = ref
@@ -82,6 +86,8 @@ public struct RunRecord: Codable, Sendable {
             self.requestedBy = requestedBy
             self.reason = reason
             self.trigger = trigger
+            self.onlyLayers = onlyLayers
+            self.rerunOf = rerunOf
         }
     }
 

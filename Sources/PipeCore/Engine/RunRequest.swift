@@ -16,10 +16,18 @@ public struct RunRequest: Sendable {
     public var udidOverrideSource: String?
     /// A host name from `--host`: overrides the pipeline's host selection.
     public var hostOverride: String?
+    /// `--only`: the layers to run; the others are recorded as not run. `nil` runs every layer.
+    public var onlyLayers: [String]?
+    /// `pipe rerun`: the run this one runs again (at its commit).
+    public var rerunOf: String?
+    /// `pipe rerun`: layers that are not run again keep their outcome from the earlier run, so this run's gates
+    /// are judged on each layer's latest outcome.
+    public var carriedOver: [String: CarriedOutcome]
 
     public init(
         pipeline: Pipeline, projectDirectory: URL, requestedBy: String, reason: String? = nil, trigger: String = "cli",
-        udidOverride: String? = nil, udidOverrideSource: String? = nil, hostOverride: String? = nil
+        udidOverride: String? = nil, udidOverrideSource: String? = nil, hostOverride: String? = nil,
+        onlyLayers: [String]? = nil, rerunOf: String? = nil, carriedOver: [String: CarriedOutcome] = [:]
     ) {
         self.pipeline = pipeline
         self.projectDirectory = projectDirectory
@@ -29,5 +37,21 @@ public struct RunRequest: Sendable {
         self.udidOverride = udidOverride
         self.udidOverrideSource = udidOverrideSource
         self.hostOverride = hostOverride
+        self.onlyLayers = onlyLayers
+        self.rerunOf = rerunOf
+        self.carriedOver = carriedOver
+    }
+}
+
+/// A layer outcome taken over from an earlier run by `pipe rerun`.
+public struct CarriedOutcome: Sendable, Equatable {
+    public var outcome: LayerOutcome
+    public var evidence: [String]
+    public var fromRun: String
+
+    public init(outcome: LayerOutcome, evidence: [String], fromRun: String) {
+        self.outcome = outcome
+        self.evidence = evidence
+        self.fromRun = fromRun
     }
 }

@@ -83,7 +83,7 @@ extension RunEvent {
         case .runFinished(let summary):
             var fields: [String: Any] = [
                 "runID": summary.runID, "status": summary.status.rawValue, "exitCode": summary.exitCode.rawValue,
-                "layers": summary.layers.map { ["name": $0.name, "outcome": $0.outcome.rawValue] },
+                "layers": summary.layers.map { ["name": $0.name, "outcome": $0.outcome?.rawValue ?? "not-run"] },
                 "pendingSignoffs": summary.pendingSignoffs, "summaryPath": summary.summaryPath,
                 "seconds": summary.seconds,
             ]

@@ -55,7 +55,7 @@ public struct RunFinishedSummary: Sendable {
     public var runID: String
     public var status: RunStatus
     public var exitCode: PipeExitCode
-    public var layers: [(name: String, outcome: LayerOutcome, artifacts: [String])]
+    public var layers: [(name: String, outcome: LayerOutcome?, artifacts: [String])]
     public var pendingSignoffs: [String]
     public var summaryPath: String
     public var seconds: Double
@@ -64,7 +64,7 @@ public struct RunFinishedSummary: Sendable {
 
     public init(
         runID: String, status: RunStatus, exitCode: PipeExitCode,
-        layers: [(name: String, outcome: LayerOutcome, artifacts: [String])], pendingSignoffs: [String],
+        layers: [(name: String, outcome: LayerOutcome?, artifacts: [String])], pendingSignoffs: [String],
         summaryPath: String, seconds: Double, problem: String? = nil
     ) {
         self.runID = runID
