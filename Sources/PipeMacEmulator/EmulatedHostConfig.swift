@@ -69,6 +69,11 @@ public struct EmulatedHostConfig: Codable, Equatable {
         public var crashMidTest: Int?
         /// Fail with "No space left on device" when the result bundle is saved.
         public var diskFullOnBundle: Bool?
+        /// The destination simulator does not boot: "Unable to boot the Simulator." under `Testing failed:`,
+        /// no test runs, exit 65.
+        public var simulatorBootFailure: Bool?
+        /// Something already stands at `-resultBundlePath` on the host (exit 64 before any work).
+        public var resultBundlePathExists: Bool?
     }
 
     public var xcode: Xcode
@@ -151,7 +156,10 @@ public struct EmulatedHostConfig: Codable, Equatable {
         ],
         "xcode": ["version", "build", "xcresulttoolVersion"],
         "macOS": ["version", "build"],
-        "faults": ["startDelaySeconds", "hangAfterTests", "crashMidTest", "diskFullOnBundle"],
+        "faults": [
+            "startDelaySeconds", "hangAfterTests", "crashMidTest", "diskFullOnBundle", "simulatorBootFailure",
+            "resultBundlePathExists",
+        ],
         "runtimes": ["identifier", "name", "version", "buildversion", "platform", "isAvailable", "availabilityError"],
         "deviceTypes": ["identifier", "name", "productFamily", "modelIdentifier", "minRuntimeVersionString"],
         "simulators": [

@@ -34,7 +34,9 @@ struct XcodebuildTestAction {
         guard let scheme = arguments.scheme else { throw XcodebuildError.missingScheme }
         if let given = arguments.resultBundlePath {
             // Checked before any work: an existing path (even an empty folder) makes xcodebuild stop at once.
-            if FileManager.default.fileExists(atPath: context.absolutePath(given)) {
+            if FileManager.default.fileExists(atPath: context.absolutePath(given))
+                || config.faultSettings.resultBundlePathExists == true
+            {
                 throw XcodebuildError.existingResultBundle(given)
             }
         }
@@ -88,6 +90,18 @@ struct XcodebuildTestAction {
             stdout.line()
         }
         try ResultBundle.create(at: bundlePath)
+        if config.faultSettings.simulatorBootFailure == true {
+            stderr.line("\(Self.logPrefix()) Failed to boot \(device.name) (\(device.udid)): Unable to boot the Simulator.")
+            stdout.line()
+            stdout.line("Test session results, code coverage, and logs:")
+            stdout.line("\t\(bundlePath)")
+            stdout.line()
+            stdout.line("Testing failed:")
+            stdout.line("\tUnable to boot the Simulator.")
+            stdout.line()
+            stdout.line("** TEST FAILED **")
+            return 65
+        }
         // Like xcodebuild, boot the destination simulator when it is shut down.
         try Simctl.boot(device, store: SimulatorStateStore(configURL: configURL), failIfBooted: false)
 

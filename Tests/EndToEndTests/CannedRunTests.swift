@@ -4,41 +4,9 @@ import XCTest
 
 /// `pipe run` end to end against an emulated Mac host in canned mode: real SSH, real sshd, results replayed from
 /// the workspace's `pipe-canned-results.json` (nothing compiles), so orchestration is what is tested.
-final class CannedRunTests: XCTestCase {
-    static var host: EmulatedMacHost!
-    static var hostState: TemporaryDirectory!
-    var defaultConfig: [String: Any] = [:]
-
-    override class func setUp() {
-        super.setUp()
-        do {
-            hostState = try TemporaryDirectory(prefix: "pipe-e2e-host")
-            host = try EmulatedMacHost(name: "mac-1", stateDirectory: hostState.url)
-        } catch {
-            XCTFail("could not start the emulated Mac host: \(error)")
-        }
-    }
-
-    override class func tearDown() {
-        host?.stop()
-        hostState?.remove()
-        super.tearDown()
-    }
-
-    override func setUpWithError() throws {
-        let host = try XCTUnwrap(Self.host, "the emulated Mac host did not start")
-        defaultConfig = try host.readConfig()
-        var config = defaultConfig
-        config["mode"] = "canned"
-        try host.writeConfig(config)
-    }
-
-    override func tearDownWithError() throws {
-        try Self.host?.writeConfig(defaultConfig)
-    }
-
+final class CannedRunTests: EmulatedHostTestCase {
     func testGreenRunBringsBackExitCodeLogBundleAndSummaryForEveryLayer() throws {
-        let project = try PipeProject(host: Self.host)
+        let project = try PipeProject(host: host)
         let result = try project.pipe(["run", "pipelines/app-intents.yml"])
         XCTAssertEqual(result.exitCode, 0, result.combined)
         XCTAssertTrue(result.stdout.contains("host key SHA256:"), result.stdout)
@@ -68,7 +36,7 @@ final class CannedRunTests: XCTestCase {
         // The remote run folder is cleaned up.
         let remoteFolder = try XCTUnwrap(record["remoteRunFolder"] as? String)
         XCTAssertNotEqual(
-            try Self.host.inspect("test -d \(remoteFolder)").exitCode, 0, "\(remoteFolder) left on the host")
+            try host.inspect("test -d \(remoteFolder)").exitCode, 0, "\(remoteFolder) left on the host")
     }
 
     func testUnknownHostKeyIsRefusedBeforeAnythingRuns() throws {
@@ -76,19 +44,19 @@ final class CannedRunTests: XCTestCase {
         defer { emptyKnownHosts.remove() }
         let knownHosts = emptyKnownHosts.appending("known_hosts")
         try "".write(to: knownHosts, atomically: true, encoding: .utf8)
-        let project = try PipeProject(host: Self.host, knownHosts: knownHosts)
-        let logBefore = Self.host.sshdLog()
+        let project = try PipeProject(host: host, knownHosts: knownHosts)
+        let logBefore = host.sshdLog()
         let result = try project.pipe(["run", "app-intents"])
         XCTAssertEqual(result.exitCode, 3, result.combined)
         XCTAssertTrue(result.stdout.contains("SHA256:"), "the refusal shows the fingerprint:\n\(result.combined)")
         let record = try project.lastRecord()
         XCTAssertEqual(layer("logic", in: record)?["outcome"] as? String, "infrastructure")
-        let newLog = String(Self.host.sshdLog().dropFirst(logBefore.count))
+        let newLog = String(host.sshdLog().dropFirst(logBefore.count))
         XCTAssertFalse(newLog.contains("Accepted publickey"), "Pipe logged in despite an unknown host key:\n\(newLog)")
     }
 
     func testSimUDIDTheHostLacksIsAConfigurationErrorListingWhatItHas() throws {
-        let project = try PipeProject(host: Self.host)
+        let project = try PipeProject(host: host)
         let result = try project.pipe(
             ["run", "app-intents"], environment: ["SIM_UDID": "00000000-0000-4000-8000-000000000000"])
         XCTAssertEqual(result.exitCode, 3, result.combined)
@@ -102,10 +70,10 @@ final class CannedRunTests: XCTestCase {
     }
 
     func testSchemeTheHostDoesNotShareIsHostConfigNotATestFailure() throws {
-        var config = try Self.host.readConfig()
+        var config = try host.readConfig()
         config["sharedSchemes"] = ["Haptics"]
-        try Self.host.writeConfig(config)
-        let project = try PipeProject(host: Self.host)
+        try host.writeConfig(config)
+        let project = try PipeProject(host: host)
         let result = try project.pipe(["run", "app-intents"])
         XCTAssertEqual(result.exitCode, 3, result.combined)
         let record = try project.lastRecord()
@@ -119,7 +87,7 @@ final class CannedRunTests: XCTestCase {
     }
 
     func testTwoRunsBackToBackNeverShareAPath() throws {
-        let project = try PipeProject(host: Self.host)
+        let project = try PipeProject(host: host)
         XCTAssertEqual(try project.pipe(["run", "app-intents"]).exitCode, 0)
         XCTAssertEqual(try project.pipe(["run", "app-intents"]).exitCode, 0)
         let folders = project.runFolders()
@@ -153,7 +121,7 @@ final class CannedRunTests: XCTestCase {
                 scheme: Reader
                 timeout: 3s
             """
-        let project = try PipeProject(host: Self.host, pipeline: pipeline)
+        let project = try PipeProject(host: host, pipeline: pipeline)
         try makeTestHang(in: project)
         let started = Date()
         let result = try project.pipe(["run", "app-intents"])
@@ -168,7 +136,7 @@ final class CannedRunTests: XCTestCase {
     }
 
     func testCtrlCCancelsKillsRemoteWorkKeepsArtifactsAndExits130() throws {
-        let project = try PipeProject(host: Self.host)
+        let project = try PipeProject(host: host)
         try makeTestHang(in: project)
         let result = try project.pipe(["run", "app-intents"]) { process in
             // Wait until the first layer's remote command runs, then press Ctrl-C.
@@ -200,14 +168,14 @@ final class CannedRunTests: XCTestCase {
         try assertNoProcess(inGroup: group)
         let remoteFolder = try XCTUnwrap(record["remoteRunFolder"] as? String)
         XCTAssertNotEqual(
-            try Self.host.inspect("test -d \(remoteFolder)").exitCode, 0, "\(remoteFolder) left on the host")
+            try host.inspect("test -d \(remoteFolder)").exitCode, 0, "\(remoteFolder) left on the host")
     }
 
     func testAnInfrastructureFailureIsRetriedOnceOnAnotherSimulatorAndEveryAttemptKept() throws {
-        var config = try Self.host.readConfig()
+        var config = try host.readConfig()
         config["faults"] = ["crashMidTest": 2]
-        try Self.host.writeConfig(config)
-        let project = try PipeProject(host: Self.host)
+        try host.writeConfig(config)
+        let project = try PipeProject(host: host)
         let result = try project.pipe(["run", "app-intents"])
         XCTAssertEqual(result.exitCode, 3, "a crash of xcodebuild is not the app's failure:\n\(result.combined)")
         let record = try project.lastRecord()
@@ -244,8 +212,8 @@ final class CannedRunTests: XCTestCase {
                   tests: 2
                   backoff: 0s
             """
-        let project = try PipeProject(host: Self.host, pipeline: pipeline)
-        try editCannedTests(in: project) { tests in
+        let project = try PipeProject(host: host, pipeline: pipeline)
+        try editCannedTests(in: project, message: "a flaky test") { tests in
             tests[0]["failuresBeforePass"] = 1
             tests[0]["file"] = "Tests/ReaderTests/ReadingIDTests.swift"
             tests[0]["line"] = 12
@@ -270,7 +238,7 @@ final class CannedRunTests: XCTestCase {
     }
 
     func testOnlyRunsTheChosenLayersAndRecordsTheOthersAsNotRun() throws {
-        let project = try PipeProject(host: Self.host)
+        let project = try PipeProject(host: host)
         let typo = try project.pipe(["run", "app-intents", "--only", "intnet"])
         XCTAssertEqual(typo.exitCode, 2, typo.combined)
         XCTAssertTrue(typo.stderr.contains("did you mean 'intent'?"), typo.stderr)
@@ -287,7 +255,7 @@ final class CannedRunTests: XCTestCase {
     }
 
     func testRerunFailedRunsOnlyWhatDidNotPassAtTheSameCommit() throws {
-        let project = try PipeProject(host: Self.host)
+        let project = try PipeProject(host: host)
         XCTAssertEqual(try project.pipe(["run", "app-intents", "--only", "logic"]).exitCode, 0)
         let first = try project.lastRecord()
         let firstID = try XCTUnwrap(first["runID"] as? String)
@@ -321,33 +289,6 @@ final class CannedRunTests: XCTestCase {
 
     /// Makes the first ReadingIDTests test take ten minutes in the canned results, and commits it.
     private func makeTestHang(in project: PipeProject) throws {
-        try editCannedTests(in: project) { tests in tests[0]["duration"] = 600 }
-    }
-
-    /// Changes the Reader scheme's canned tests of the project's copy of the example, and commits the change.
-    private func editCannedTests(in project: PipeProject, _ change: (inout [[String: Any]]) -> Void) throws {
-        let path = "examples/reader-app/pipe-canned-results.json"
-        let data = try Data(contentsOf: project.url.appendingPathComponent(path))
-        var json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        var schemes = try XCTUnwrap(json["schemes"] as? [String: Any])
-        var reader = try XCTUnwrap(schemes["Reader"] as? [String: Any])
-        var tests = try XCTUnwrap(reader["tests"] as? [[String: Any]])
-        change(&tests)
-        reader["tests"] = tests
-        schemes["Reader"] = reader
-        json["schemes"] = schemes
-        let text = String(
-            decoding: try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted]), as: UTF8.self)
-        try project.commit(path, text, message: "canned results changed by the test")
-    }
-
-    private func assertNoProcess(inGroup group: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        // A zombie (state Z) has already exited and only waits to be reaped: it runs nothing.
-        let listing = try Self.host.inspect("ps -eo pgid=,stat=,pid=,args=")
-        let members = listing.stdout.split(separator: "\n").filter { line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            return fields.count > 1 && fields[0] == group && !fields[1].hasPrefix("Z")
-        }
-        XCTAssertEqual(members, [], "processes of group \(group) still run on the host", file: file, line: line)
+        try makeFirstTest(of: "ReadingIDTests", take: 600, in: project)
     }
 }

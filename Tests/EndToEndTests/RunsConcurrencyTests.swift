@@ -4,7 +4,7 @@ import XCTest
 
 /// Several `pipe` processes on one run store at once: runs writing every state change and event while listings
 /// read, none of them told `database is locked`.
-final class RunsConcurrencyTests: RunsEndToEndTests {
+final class RunsConcurrencyTests: EmulatedHostTestCase {
     func testFourRunsAndFourReadersAtOnceAllSucceedOnOneStore() throws {
         let project = try makeProject()
         // Capacity does not limit runs yet; four at once on one emulated host is what this test wants.

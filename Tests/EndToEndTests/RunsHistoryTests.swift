@@ -4,7 +4,7 @@ import XCTest
 
 /// `pipe runs list|show|prune|flaky|history` over finished runs: real `pipe run`s against an emulated host in
 /// canned mode, recorded in the project's real SQLite run store, then read back by other `pipe` processes.
-final class RunsHistoryTests: RunsEndToEndTests {
+final class RunsHistoryTests: EmulatedHostTestCase {
     func testListAndShowTwoRunsAsTableAndJSON() throws {
         let project = try makeProject()
         XCTAssertEqual(try project.pipe(["run", "app-intents", "--reason", "first"]).exitCode, 0)

@@ -4,7 +4,7 @@ import XCTest
 
 /// `pipe runs logs --follow`, `pipe runs cancel` and `pipe runs prune` from a second process while a `pipe run`
 /// is in progress: the two processes share nothing but the SQLite run store.
-final class RunsLiveTests: RunsEndToEndTests {
+final class RunsLiveTests: EmulatedHostTestCase {
     func testLogsFollowFromAnotherProcessSeesOutputArriveAndExitsWhenTheRunEnds() throws {
         let project = try makeProject()
         // A pause in the middle of the logic layer: output before it, and more after it.

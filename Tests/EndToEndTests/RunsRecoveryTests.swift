@@ -3,7 +3,7 @@ import PipeTestSupport
 import XCTest
 
 /// A coordinator killed with `kill -9` in the middle of a run, and what the next `pipe` process finds.
-final class RunsRecoveryTests: RunsEndToEndTests {
+final class RunsRecoveryTests: EmulatedHostTestCase {
     func testARunWhoseCoordinatorWasKilledIsFoundInterruptedWithItsArtifactsKeptAndItsHostFolderReported() throws {
         let project = try makeProject()
         // The second layer hangs, so the first has passed and brought its artifacts back when the kill comes.

@@ -149,14 +149,16 @@ public final class RunEngine {
             "\(session.host.workDirectory)/runs/\(state.runID)", on: remote, host: session.host.name)
         state.record.remoteRunFolder = remoteRunFolder
         try state.journal.runChanged(state.record)
-        defer { cleanUpRemote(remoteRunFolder, on: remote, journal: state.journal) }
+        let link = HostLink(host: session.host, remote: remote)
+        // Cleans up over whatever connection is current then: a layer may have had to reconnect.
+        defer { cleanUpRemote(remoteRunFolder, on: link.remote, journal: state.journal) }
         let remoteWorkspace = remoteRunFolder + "/workspace"
         let upload = try remote.upload(directory: workspace, to: remoteWorkspace)
         state.journal.emit(.workspaceUploaded(host: session.host.name, bytes: upload.bytes, seconds: upload.seconds))
 
         // 5. Layers, in dependency order.
         let context = LayerRunContext(
-            request: request, remote: remote, hostName: session.host.name, remoteRunFolder: remoteRunFolder,
+            request: request, link: link, remoteRunFolder: remoteRunFolder,
             remoteWorkspace: remoteWorkspace, simulators: simulators, criteria: criteria, firstChoice: choice)
         for index in state.record.layers.indices {
             try runLayer(at: index, context: context, state: &state)
@@ -199,10 +201,21 @@ public final class RunEngine {
     }
 
     /// What every layer of one run shares.
+    /// The connection to the run's host; replaced when a layer lost it and is retried.
+    private final class HostLink {
+        let host: HostConfig
+        var remote: RemoteHost
+
+        init(host: HostConfig, remote: RemoteHost) {
+            self.host = host
+            self.remote = remote
+        }
+    }
+
     private struct LayerRunContext {
         var request: RunRequest
-        var remote: RemoteHost
-        var hostName: String
+        var link: HostLink
+        var hostName: String { link.host.name }
         var remoteRunFolder: String
         var remoteWorkspace: String
         var simulators: [Simulator]
@@ -271,16 +284,19 @@ public final class RunEngine {
 
             let pluginContext = LayerContext(
                 runID: state.runID, pipelineName: context.request.pipeline.name, layer: spec, attempt: attempt,
-                host: context.remote, hostName: context.hostName,
+                host: context.link.remote, hostName: context.hostName,
                 simulator: pluginType.needsSimulator ? simulator : nil, remoteRunFolder: context.remoteRunFolder,
                 remoteWorkspace: context.remoteWorkspace, localArtifacts: layerFolder,
                 projectDirectory: state.projectDirectory, runStartTime: state.started,
                 events: state.journal, cancellation: cancellation)
             var result: LayerResult
+            var connectionLost = false
             do {
                 result = try pluginType.init().run(pluginContext)
+                if case .lost = result.exit { connectionLost = true }
             } catch let error as RemoteError {
                 result = LayerResult(outcome: .infrastructure, evidence: [error.description])
+                connectionLost = [.connectionLost, .unreachable, .timeout].contains(error.kind)
             } catch let error as ConfigurationError {
                 result = LayerResult(outcome: .hostConfig, evidence: [error.message])
             } catch {
@@ -326,6 +342,7 @@ public final class RunEngine {
                             + "retry \(taken + 1) of \(policy.retries(after: result.outcome)) in "
                             + String(format: "%.0f s", wait)))
                 waitForRetry(seconds: wait)
+                if connectionLost { reconnect(context.link, journal: state.journal) }
                 continue
             }
             var finalOutcome = RetryPolicy.finalOutcome(of: outcomes) ?? result.outcome
@@ -354,6 +371,16 @@ public final class RunEngine {
                 state.journal.emit(.artifactsPulled(layer: spec.name, paths: result.artifacts.map(\.path)))
             }
             return
+        }
+    }
+
+    /// Opens a new connection for the next attempt; when that fails too, the attempt fails as infrastructure.
+    private func reconnect(_ link: HostLink, journal: RunJournal) {
+        do {
+            link.remote = try connector.connect(link.host, cancellation: cancellation).remote
+            journal.emit(.warning("reconnected to \(link.host.name) after the connection was lost"))
+        } catch {
+            journal.emit(.warning("could not reconnect to \(link.host.name): \(error)"))
         }
     }
 

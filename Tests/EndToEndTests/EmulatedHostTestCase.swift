@@ -2,10 +2,10 @@ import Foundation
 import PipeTestSupport
 import XCTest
 
-/// What the `pipe runs …` end-to-end tests share: a fresh emulated Mac host per test in canned mode (starting one
+/// What end-to-end tests against an emulated Mac share: a fresh emulated Mac host per test in canned mode (starting one
 /// takes ~0.2 s, and a test that kills `pipe` mid-run must not leave its remote processes to the next test), a
 /// project, and `pipe` processes started in the background to be watched, killed or followed.
-class RunsEndToEndTests: XCTestCase {
+class EmulatedHostTestCase: XCTestCase {
     var host: EmulatedMacHost!
     var hostState: TemporaryDirectory!
 
