@@ -96,7 +96,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             "resultBundleRemotePath": bundle.path,
             "command": command.xcodebuild.shellLine,
         ]
-        if let processGroup { facts["remoteProcessGroup"] = "\(processGroup.id)" }
+        if let processGroup { facts[LayerResult.processGroupFact] = "\(processGroup.id)" }
         var evidence: [String] = []
         var summary: XcresultSummary?
         // After a cancellation the user is waiting: keep what is already here and stop.

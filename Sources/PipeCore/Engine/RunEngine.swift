@@ -342,7 +342,11 @@ public final class RunEngine {
                             + "retry \(taken + 1) of \(policy.retries(after: result.outcome)) in "
                             + String(format: "%.0f s", wait)))
                 waitForRetry(seconds: wait)
-                if connectionLost { reconnect(context.link, journal: state.journal) }
+                if connectionLost {
+                    reconnect(
+                        context.link, leftover: result.facts[LayerResult.processGroupFact].flatMap { Int32($0) },
+                        journal: state.journal)
+                }
                 continue
             }
             var finalOutcome = RetryPolicy.finalOutcome(of: outcomes) ?? result.outcome
@@ -375,10 +379,15 @@ public final class RunEngine {
     }
 
     /// Opens a new connection for the next attempt; when that fails too, the attempt fails as infrastructure.
-    private func reconnect(_ link: HostLink, journal: RunJournal) {
+    /// The process group the lost attempt left running on the host (`leftover`) is killed first: it would
+    /// otherwise go on using the simulator the retry may need.
+    private func reconnect(_ link: HostLink, leftover: Int32?, journal: RunJournal) {
         do {
             link.remote = try connector.connect(link.host, cancellation: cancellation).remote
             journal.emit(.warning("reconnected to \(link.host.name) after the connection was lost"))
+            if let group = leftover, group > 1 {
+                _ = try? link.remote.capture("kill -KILL -- -\(group) 2>/dev/null; true", timeoutSeconds: 30)
+            }
         } catch {
             journal.emit(.warning("could not reconnect to \(link.host.name): \(error)"))
         }

@@ -103,6 +103,10 @@ public struct LayerResult: Sendable {
     /// Facts for the run record (Xcode version, result bundle path, process group, …).
     public var facts: [String: String]
 
+    /// The fact that names the remote process group of the layer's main command (`RemoteProcessGroup.id`): the
+    /// engine kills what is left of it when a lost connection forces a new one.
+    public static let processGroupFact = "remoteProcessGroup"
+
     public init(
         outcome: LayerOutcome, evidence: [String] = [], exit: RemoteExit? = nil, tests: [TestCaseResult] = [],
         artifacts: [ArtifactRecord] = [], facts: [String: String] = [:]

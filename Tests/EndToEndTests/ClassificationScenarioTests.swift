@@ -1,0 +1,191 @@
+import Foundation
+import PipeTestSupport
+import XCTest
+
+/// Every classification produced on purpose by the emulated host, end to end: the layer's outcome, `pipe run`'s
+/// exit code, the evidence that decided it, and the artifacts kept. A configuration or infrastructure failure is
+/// never reported as a failing test.
+final class ClassificationScenarioTests: EmulatedHostTestCase {
+    /// The logic layer of the app-intents pipeline, with retries off unless a test turns them on.
+    private let singleLayer = """
+        repository:
+          workspace: examples/reader-app
+        simulator:
+          device: iPhone 15
+        retry:
+          infrastructure: ${infrastructure-retries}
+          backoff: 0
+        parameters:
+          infrastructure-retries: "0"
+        layers:
+          logic:
+            plugin: xcodebuild-test
+            scheme: Reader
+            only-testing: [ReaderTests/ReadingIDTests]
+            timeout: 2m
+        """
+
+    private struct Outcome {
+        /// Kept so the project folder (removed when the project goes) outlives the checks.
+        var project: PipeProject
+        var exitCode: Int32
+        var output: String
+        var layer: [String: Any]
+        var evidence: String
+        var folder: URL
+    }
+
+    private func runLogic(
+        _ project: PipeProject, arguments: [String] = [], file: StaticString = #filePath, line: UInt = #line
+    ) throws -> Outcome {
+        let result = try project.pipe(["run", "app-intents"] + arguments)
+        let record = try project.lastRecord(file: file, line: line)
+        let logic = try XCTUnwrap(layer("logic", in: record), file: file, line: line)
+        let folder = try XCTUnwrap(project.runFolders().last, file: file, line: line)
+        // Whatever the outcome, the exit code and the full log are kept.
+        for name in ["exit-code", "xcodebuild.log"] {
+            XCTAssertTrue(
+                FileManager.default.fileExists(atPath: folder.appendingPathComponent("logic/\(name)").path),
+                "logic/\(name) kept", file: file, line: line)
+        }
+        return Outcome(
+            project: project, exitCode: result.exitCode, output: result.combined, layer: logic,
+            evidence: (logic["evidence"] as? [String] ?? []).joined(separator: "\n"), folder: folder)
+    }
+
+    private func setFault(_ key: String, _ value: Any) throws {
+        var config = try host.readConfig()
+        config["faults"] = [key: value]
+        try host.writeConfig(config)
+    }
+
+    func testSchemeWithoutATestActionIsHostConfig() throws {
+        var config = try host.readConfig()
+        config["schemesWithoutTestAction"] = ["Reader"]
+        try host.writeConfig(config)
+        let run = try runLogic(try makeProject(pipeline: singleLayer))
+        XCTAssertEqual(run.exitCode, 3, run.output)
+        XCTAssertEqual(run.layer["outcome"] as? String, "host-config")
+        XCTAssertTrue(run.evidence.contains("is not currently configured for the test action"), run.evidence)
+        XCTAssertEqual(try exitCode(in: run.folder), "66")
+    }
+
+    func testAnExistingResultBundlePathIsHostConfig() throws {
+        try setFault("resultBundlePathExists", true)
+        let run = try runLogic(try makeProject(pipeline: singleLayer))
+        XCTAssertEqual(run.exitCode, 3, run.output)
+        XCTAssertEqual(run.layer["outcome"] as? String, "host-config")
+        XCTAssertTrue(run.evidence.contains("Existing file at -resultBundlePath"), run.evidence)
+        XCTAssertEqual(try exitCode(in: run.folder), "64")
+    }
+
+    func testACompileErrorIsABuildFailureWithTheCompilerLine() throws {
+        let project = try makeProject(pipeline: singleLayer)
+        try editCannedResults(in: project, message: "a build error") { schemes in
+            var reader = try XCTUnwrap(schemes["Reader"] as? [String: Any])
+            reader["buildErrors"] = [
+                [
+                    "file": "Sources/Reader/ReadingID.swift", "line": 7, "column": 9,
+                    "message": "cannot find 'maxLength'",
+                ]
+            ]
+            schemes["Reader"] = reader
+        }
+        let run = try runLogic(project)
+        XCTAssertEqual(run.exitCode, 1, run.output)
+        XCTAssertEqual(run.layer["outcome"] as? String, "build-failed")
+        XCTAssertTrue(run.evidence.contains("cannot find 'maxLength'"), run.evidence)
+        XCTAssertEqual(try exitCode(in: run.folder), "65")
+        XCTAssertEqual(try bundles(in: run.folder).count, 1, "the bundle of a failed build is kept")
+    }
+
+    func testFailingTestsAreNamedWithMessageAndLocation() throws {
+        let project = try makeProject(pipeline: singleLayer)
+        try editCannedTests(in: project, message: "a failing test") { tests in
+            tests[1]["status"] = "failed"
+            tests[1]["message"] = "XCTAssertEqual failed: (\"book_7 \") is not equal to (\"book_7\")"
+            tests[1]["file"] = "Tests/ReaderTests/ReadingIDTests.swift"
+            tests[1]["line"] = 21
+        }
+        let run = try runLogic(project)
+        XCTAssertEqual(run.exitCode, 1, run.output)
+        XCTAssertEqual(run.layer["outcome"] as? String, "tests-failed")
+        let failed = (run.layer["tests"] as? [[String: Any]] ?? []).filter { $0["status"] as? String == "failed" }
+        XCTAssertEqual(failed.count, 1)
+        XCTAssertEqual(failed.first?["failureLocation"] as? String, "ReadingIDTests.swift:21")
+        XCTAssertTrue(run.output.contains("ReadingIDTests.swift:21: XCTAssertEqual failed"), run.output)
+        XCTAssertEqual(try exitCode(in: run.folder), "65")
+        XCTAssertEqual(try bundles(in: run.folder).count, 1)
+        XCTAssertTrue(
+            FileManager.default.fileExists(
+                atPath: run.folder.appendingPathComponent("logic/xcresult-summary.json").path))
+    }
+
+    func testASimulatorThatDoesNotBootIsInfrastructureRetriedOnAnotherSimulator() throws {
+        try setFault("simulatorBootFailure", true)
+        let run = try runLogic(
+            try makeProject(pipeline: singleLayer), arguments: ["--param", "infrastructure-retries=1"])
+        XCTAssertEqual(run.exitCode, 3, run.output)
+        XCTAssertEqual(run.layer["outcome"] as? String, "infrastructure")
+        XCTAssertTrue(run.evidence.contains("Unable to boot the Simulator"), run.evidence)
+        let attempts = try XCTUnwrap(run.layer["attempts"] as? [[String: Any]])
+        XCTAssertEqual(attempts.count, 2)
+        XCTAssertEqual(Set(attempts.compactMap { $0["simulatorUDID"] as? String }).count, 2)
+    }
+
+    func testAFullDiskWhenWritingTheBundleIsInfrastructure() throws {
+        try setFault("diskFullOnBundle", true)
+        let run = try runLogic(try makeProject(pipeline: singleLayer))
+        XCTAssertEqual(run.exitCode, 3, run.output)
+        XCTAssertEqual(run.layer["outcome"] as? String, "infrastructure")
+        XCTAssertTrue(run.evidence.contains("No space left on device"), run.evidence)
+    }
+
+    func testAConnectionDroppedMidTestIsInfrastructureAndTheRetryReconnects() throws {
+        let project = try makeProject(pipeline: singleLayer)
+        try makeFirstTest(of: "ReadingIDTests", take: 4, in: project)
+        let pipe = try BackgroundPipe(
+            ["run", "app-intents", "--param", "infrastructure-retries=1"], in: project)
+        waitUntilTestsRun(in: project, layer: "logic")
+        try dropConnections()
+        let ended = pipe.wait(timeout: 90)
+        XCTAssertEqual(ended.exitCode, 0, "the retry on a new connection passes:\n\(ended.combined)")
+        let record = try project.lastRecord()
+        let logic = try XCTUnwrap(layer("logic", in: record))
+        XCTAssertEqual(logic["outcome"] as? String, "passed", "a pass after an infrastructure retry is passed")
+        let attempts = try XCTUnwrap(logic["attempts"] as? [[String: Any]])
+        XCTAssertEqual(attempts.first?["outcome"] as? String, "infrastructure")
+        XCTAssertEqual(attempts.last?["outcome"] as? String, "passed")
+        XCTAssertTrue(ended.stdout.contains("reconnected to mac-1"), ended.stdout)
+    }
+
+    // MARK: - Helpers
+
+    private func exitCode(in folder: URL) throws -> String {
+        try String(contentsOf: folder.appendingPathComponent("logic/exit-code"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func bundles(in folder: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("logic").path)
+            .filter { $0.hasSuffix(".xcresult") }
+    }
+
+    /// Kills the sshd processes serving this host's open connections (not the listener), as a network drop would.
+    private func dropConnections() throws {
+        let listener = try String(
+            contentsOf: host.stateDirectory.appendingPathComponent("sshd.pid"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Each connection is a privileged monitor (the listener's child) and its session process (a grandchild);
+        // both hold the socket, so both go.
+        let table = try CommandRunner.shell("ps -eo pid=,ppid=").stdout.split(separator: "\n").compactMap {
+            line -> (pid: String, parent: String)? in
+            let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
+            return fields.count == 2 ? (fields[0], fields[1]) : nil
+        }
+        let monitors = table.filter { $0.parent == listener }.map(\.pid)
+        let pids = monitors + table.filter { monitors.contains($0.parent) }.map(\.pid)
+        XCTAssertFalse(pids.isEmpty, "no connection to drop")
+        for pid in pids { kill(Int32(pid) ?? 0, SIGKILL) }
+    }
+}
