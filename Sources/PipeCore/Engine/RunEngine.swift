@@ -386,7 +386,7 @@ public final class RunEngine {
             link.remote = try connector.connect(link.host, cancellation: cancellation).remote
             journal.emit(.warning("reconnected to \(link.host.name) after the connection was lost"))
             if let group = leftover, group > 1 {
-                _ = try? link.remote.capture("kill -KILL -- -\(group) 2>/dev/null; true", timeoutSeconds: 30)
+                _ = try? link.remote.capture("kill -KILL -\(group) 2>/dev/null; true", timeoutSeconds: 30)
             }
         } catch {
             journal.emit(.warning("could not reconnect to \(link.host.name): \(error)"))
