@@ -45,7 +45,10 @@ public struct XcodebuildTestPlugin: LayerPlugin {
                 "could not create \(bundle.directory): \(prepare.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))"
             )
         }
-        let line = "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(command.xcodebuild.shellLine) 2>&1"
+        // xcodebuild hands `TEST_RUNNER_<NAME>` to the test process as `<NAME>`; the values travel on stdin.
+        let delivery = SecretDelivery.wrap(
+            "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(command.xcodebuild.shellLine) 2>&1",
+            secrets: context.secrets, exportName: { "TEST_RUNNER_\($0)" })
         context.events.emit(.remoteCommand(layer: layerName, command: command.xcodebuild.shellLine))
 
         let logURL = context.localArtifacts.appendingPathComponent(ArtifactName.log)
@@ -65,25 +68,38 @@ public struct XcodebuildTestPlugin: LayerPlugin {
                 }
             }
         }
+        let logRedactor = StreamRedactor(context.redactor)
         let exit = try context.host.runStoppable(
-            line, stdin: nil, timeoutSeconds: context.layer.timeoutSeconds, cancellation: context.cancellation,
+            delivery.command, stdin: delivery.stdin, timeoutSeconds: context.layer.timeoutSeconds,
+            cancellation: context.cancellation,
             onStarted: { group in
                 processGroup = group
                 context.events.emit(
                     .remoteProcessStarted(layer: layerName, host: context.hostName, processGroup: group.id))
             },
             onStdout: { chunk in
-                log.write(chunk)
-                context.events.emit(
-                    .output(layer: layerName, stream: .stdout, text: String(decoding: chunk, as: UTF8.self)))
+                // What is written or shown is redacted; the parser reads the raw bytes (its results are redacted
+                // by the engine before they are recorded).
+                let shown = logRedactor.feed(chunk)
+                log.write(shown)
+                if !shown.isEmpty {
+                    context.events.emit(
+                        .output(layer: layerName, stream: .stdout, text: String(decoding: shown, as: UTF8.self)))
+                }
                 handleEvents(parser.feed(chunk))
             },
             onStderr: { chunk in
-                log.write(chunk)
+                let shown = context.redactor.redact(chunk)
+                log.write(shown)
                 context.events.emit(
-                    .output(layer: layerName, stream: .stderr, text: String(decoding: chunk, as: UTF8.self)))
+                    .output(layer: layerName, stream: .stderr, text: String(decoding: shown, as: UTF8.self)))
             })
         handleEvents(parser.finish())
+        let rest = logRedactor.flush()
+        log.write(rest)
+        if !rest.isEmpty {
+            context.events.emit(.output(layer: layerName, stream: .stdout, text: String(decoding: rest, as: UTF8.self)))
+        }
         try? log.synchronize()
 
         var artifacts: [ArtifactRecord] = []
@@ -179,7 +195,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             return (artifacts, nil)
         }
         let summaryURL = context.localArtifacts.appendingPathComponent(ArtifactName.resultSummary)
-        if (try? output.stdout.write(to: summaryURL)) != nil,
+        if (try? context.redactor.redact(output.stdout).write(to: summaryURL)) != nil,
             let record = try? record(.summaryJSON, summaryURL, context)
         {
             artifacts.append(record)

@@ -6,6 +6,8 @@ struct CannedTestRunner: TestRunner {
     let workspace: TestWorkspace
     let architecture: String
     let output: EmulatorOutput
+    /// xcodebuild's environment: `TEST_RUNNER_<NAME>` is what the test process sees as `<NAME>`.
+    var environment: [String: String] = [:]
 
     func build() throws -> BuildOutcome {
         let targets = orderedUnique(scheme.tests.map(\.target))
@@ -91,6 +93,9 @@ struct CannedTestRunner: TestRunner {
                 test.message = test.message ?? "flaky failure \(previous + 1) of \(failures)"
             }
         }
+        // `{{env:NAME}}` in a message stands for what the test process would see as NAME: a test that prints a
+        // value it was given (how a secret could reach a log).
+        test.message = test.message.map(expandEnvironment)
         reporter.caseStarted(test.identity)
         let duration = max(0, test.duration ?? 0)
         Thread.sleep(forTimeInterval: duration)
@@ -102,6 +107,17 @@ struct CannedTestRunner: TestRunner {
         }
         reporter.caseFinished(status: test.status.rawValue, duration: duration)
         return test
+    }
+
+    private func expandEnvironment(_ text: String) -> String {
+        var result = text
+        while let open = result.range(of: "{{env:"),
+            let close = result.range(of: "}}", range: open.upperBound..<result.endIndex)
+        {
+            let name = String(result[open.upperBound..<close.lowerBound])
+            result.replaceSubrange(open.lowerBound..<close.upperBound, with: environment["TEST_RUNNER_\(name)"] ?? "")
+        }
+        return result
     }
 
     private func finish(_ suite: String, tally: Tally, since start: Date, reporter: XCTestReporter) {

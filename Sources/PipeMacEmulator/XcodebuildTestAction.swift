@@ -91,7 +91,8 @@ struct XcodebuildTestAction {
         }
         try ResultBundle.create(at: bundlePath)
         if config.faultSettings.simulatorBootFailure == true {
-            stderr.line("\(Self.logPrefix()) Failed to boot \(device.name) (\(device.udid)): Unable to boot the Simulator.")
+            stderr.line(
+                "\(Self.logPrefix()) Failed to boot \(device.name) (\(device.udid)): Unable to boot the Simulator.")
             stdout.line()
             stdout.line("Test session results, code coverage, and logs:")
             stdout.line("\t\(bundlePath)")
@@ -264,7 +265,8 @@ struct XcodebuildTestAction {
                         + "\(canned.schemes.keys.sorted().joined(separator: ", "))); add one or unshare the scheme")
             }
             return CannedTestRunner(
-                scheme: entry, workspace: workspace, architecture: config.hostArchitecture, output: stdout)
+                scheme: entry, workspace: workspace, architecture: config.hostArchitecture, output: stdout,
+                environment: context.environment)
         case .real:
             let swift = context.environment[Emulator.swiftEnvironmentKey].flatMap { $0.isEmpty ? nil : $0 } ?? "swift"
             let resolvedSwift: String

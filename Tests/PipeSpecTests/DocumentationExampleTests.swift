@@ -14,11 +14,24 @@ final class DocumentationExampleTests: XCTestCase {
         }
     }
 
+    /// The full pipeline example: the first block with layers.
+    private func pipelineExample() throws -> String {
+        try XCTUnwrap(try yamlBlocks().first { $0.contains("\nlayers:") })
+    }
+
+    func testEveryPipelineBlockLoads() throws {
+        let blocks = try yamlBlocks().filter { $0.contains("layers:") }
+        XCTAssertGreaterThanOrEqual(blocks.count, 3)
+        for block in blocks {
+            let parameters = block.contains("${ref}") ? ["ref": "main"] : [:]
+            XCTAssertNoThrow(
+                try SpecFixtures.pipeline(block, file: "pipelines/example.yml", parameters: parameters), block)
+        }
+    }
+
     func testPipelineExampleLoads() throws {
-        let blocks = try yamlBlocks()
-        XCTAssertEqual(blocks.count, 2)
         let pipeline = try SpecFixtures.pipeline(
-            blocks[0], file: "pipelines/app-intents.yml", parameters: ["ref": "main"])
+            try pipelineExample(), file: "pipelines/app-intents.yml", parameters: ["ref": "main"])
         XCTAssertEqual(pipeline.name, "app-intents")
         XCTAssertEqual(pipeline.repository, RepositorySpec(ref: "main", workspacePath: "examples/reader-app"))
         XCTAssertEqual(pipeline.hostSelection.labels, ["xcode": "16.2"])
@@ -29,9 +42,9 @@ final class DocumentationExampleTests: XCTestCase {
     }
 
     func testHostsExampleLoads() throws {
-        let blocks = try yamlBlocks()
+        let hostsExample = try XCTUnwrap(try yamlBlocks().first { $0.hasPrefix("hosts:") })
         let hosts = try HostsFileLoader.load(
-            yaml: blocks[1], file: ".pipe/hosts.yml", baseDirectory: URL(fileURLWithPath: "/project/.pipe"),
+            yaml: hostsExample, file: ".pipe/hosts.yml", baseDirectory: URL(fileURLWithPath: "/project/.pipe"),
             environment: ["HOME": "/home/ci"])
         XCTAssertEqual(hosts.map(\.name), ["mac-1", "mac-2"])
         XCTAssertEqual(hosts[0].identityFile, "/project/.pipe/keys/id_ed25519")

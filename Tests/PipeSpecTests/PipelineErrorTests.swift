@@ -67,13 +67,13 @@ final class PipelineErrorTests: XCTestCase {
                 """),
             [
                 "pipelines/test.yml:3:1: error: notifications: unknown key; expected one of 'description', 'flaky', "
-                    + "'host', 'layers', 'parameters', 'repository' or 'simulator'"
+                    + "'host', 'layers', 'parameters', 'repository', 'retry', 'secrets' or 'simulator'"
             ])
         XCTAssertEqual(
             SpecFixtures.errors("layers:\n  ui: { plugin: shell, run: x, colour: red }\n"),
             [
                 "pipelines/test.yml:2:32: error: layers.ui.colour: unknown key; expected one of 'gate', 'needs', "
-                    + "'plugin', 'run' or 'timeout'"
+                    + "'plugin', 'retry', 'run', 'secrets' or 'timeout'"
             ])
     }
 

@@ -55,12 +55,14 @@ enum RunCommand {
         if let ref = arguments.string("ref") { pipeline.repository.ref = ref }
         let only = try onlyLayers(arguments, pipeline: pipeline)
         let (udid, udidSource) = try simulatorOverride(arguments, environment: context.environment)
+        let secrets = try SecretValues.resolve(
+            pipeline.secrets, environment: context.environment, projectDirectory: project.url)
         guard let hosts = try RunLauncher.hosts(context, project: project) else { return PipeExitCode.usage.rawValue }
         let store = try StoreAccess.open(context, project: project)
         let request = RunRequest(
             pipeline: pipeline, projectDirectory: project.url, requestedBy: requester(context.environment),
             reason: arguments.string("reason"), trigger: "cli", udidOverride: udid, udidOverrideSource: udidSource,
-            hostOverride: arguments.string("host"), onlyLayers: only)
+            hostOverride: arguments.string("host"), onlyLayers: only, secrets: secrets)
         return try RunLauncher.launch(request, hosts: hosts, store: store, context: context)
     }
 

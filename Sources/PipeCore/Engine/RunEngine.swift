@@ -48,7 +48,7 @@ public final class RunEngine {
             in: request.projectDirectory.appendingPathComponent("artifacts", isDirectory: true), at: started)
         let journal = RunJournal(
             recordURL: runFolder.appendingPathComponent("summary.json"), runID: runID.value, store: store,
-            forward: events)
+            forward: events, redactor: SecretRedactor(request.secrets))
         var state = RunState(
             runID: runID.value, runFolder: runFolder, projectDirectory: request.projectDirectory, started: started,
             flakyPolicy: pipeline.flakyPolicy, journal: journal,
@@ -288,7 +288,8 @@ public final class RunEngine {
                 simulator: pluginType.needsSimulator ? simulator : nil, remoteRunFolder: context.remoteRunFolder,
                 remoteWorkspace: context.remoteWorkspace, localArtifacts: layerFolder,
                 projectDirectory: state.projectDirectory, runStartTime: state.started,
-                events: state.journal, cancellation: cancellation)
+                events: state.journal, cancellation: cancellation,
+                secrets: context.request.secrets.subset(spec.secrets), redactor: state.journal.redactor)
             var result: LayerResult
             var connectionLost = false
             do {
@@ -302,6 +303,9 @@ public final class RunEngine {
             } catch {
                 result = LayerResult(outcome: .pluginError, evidence: ["plugin '\(spec.plugin)' failed: \(error)"])
             }
+            // A plugin may quote what a test printed: nothing of it may carry a secret into the record.
+            result.evidence = state.journal.redactor.redact(result.evidence)
+            result.tests = result.tests.map(state.journal.redactor.redact)
             if cancellation.isCancelled && result.outcome != .passed {
                 result.outcome = .cancelled
                 result.evidence.append(cancellation.cancellationReason ?? "cancelled")
@@ -452,6 +456,7 @@ public final class RunEngine {
     private func finishEarly(
         _ state: inout RunState, outcome: LayerOutcome, problem: String, exitCode: PipeExitCode
     ) throws {
+        let problem = state.journal.redactor.redact(problem)
         state.record.problem = problem
         for index in state.record.layers.indices where state.record.layers[index].outcome == nil {
             state.record.layers[index].outcome = outcome

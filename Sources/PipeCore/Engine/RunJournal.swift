@@ -10,14 +10,17 @@ final class RunJournal: EventSink {
     private let store: RunStore?
     private let runID: String
     private let forward: EventSink
+    /// Masks secret values in every event before it is stored or shown.
+    let redactor: SecretRedactor
     /// An event that could not be stored: the next state change reports it (emit cannot throw).
     private var eventFailure: Error?
 
-    init(recordURL: URL, runID: String, store: RunStore?, forward: EventSink) {
+    init(recordURL: URL, runID: String, store: RunStore?, forward: EventSink, redactor: SecretRedactor) {
         self.recordURL = recordURL
         self.runID = runID
         self.store = store
         self.forward = forward
+        self.redactor = redactor
     }
 
     var hasStore: Bool { store != nil }
@@ -70,7 +73,8 @@ final class RunJournal: EventSink {
         return "cancelled by \(request.requestedBy): \(request.reason)"
     }
 
-    func emit(_ event: RunEvent) {
+    func emit(_ original: RunEvent) {
+        let event = original.redacted(by: redactor)
         if let store {
             do {
                 try store.appendEvent(

@@ -23,11 +23,14 @@ public struct RunRequest: Sendable {
     /// `pipe rerun`: layers that are not run again keep their outcome from the earlier run, so this run's gates
     /// are judged on each layer's latest outcome.
     public var carriedOver: [String: CarriedOutcome]
+    /// The values of the pipeline's secrets, read on the coordinator; only in memory.
+    public var secrets: SecretValues
 
     public init(
         pipeline: Pipeline, projectDirectory: URL, requestedBy: String, reason: String? = nil, trigger: String = "cli",
         udidOverride: String? = nil, udidOverrideSource: String? = nil, hostOverride: String? = nil,
-        onlyLayers: [String]? = nil, rerunOf: String? = nil, carriedOver: [String: CarriedOutcome] = [:]
+        onlyLayers: [String]? = nil, rerunOf: String? = nil, carriedOver: [String: CarriedOutcome] = [:],
+        secrets: SecretValues = SecretValues()
     ) {
         self.pipeline = pipeline
         self.projectDirectory = projectDirectory
@@ -40,6 +43,7 @@ public struct RunRequest: Sendable {
         self.onlyLayers = onlyLayers
         self.rerunOf = rerunOf
         self.carriedOver = carriedOver
+        self.secrets = secrets
     }
 }
 

@@ -18,12 +18,14 @@ public struct Pipeline: Sendable, Equatable {
     public var flakyPolicy: FlakyPolicy
     /// The pipeline's retry policy; a layer's `retry` overrides it field by field.
     public var retry: RetryPolicy
+    /// Secrets by name, and where the coordinator reads each; a layer names those it receives.
+    public var secrets: [String: SecretSource]
 
     public init(
         name: String, sourcePath: String, description: String? = nil, repository: RepositorySpec,
         hostSelection: HostSelection = HostSelection(), simulator: SimulatorCriteria = SimulatorCriteria(),
         parameters: [String: String] = [:], layers: [LayerSpec], flakyPolicy: FlakyPolicy = .allow,
-        retry: RetryPolicy = RetryPolicy()
+        retry: RetryPolicy = RetryPolicy(), secrets: [String: SecretSource] = [:]
     ) {
         self.name = name
         self.sourcePath = sourcePath
@@ -35,6 +37,7 @@ public struct Pipeline: Sendable, Equatable {
         self.layers = layers
         self.flakyPolicy = flakyPolicy
         self.retry = retry
+        self.secrets = secrets
     }
 
     public func layer(named name: String) -> LayerSpec? { layers.first { $0.name == name } }
@@ -100,10 +103,12 @@ public struct LayerSpec: Sendable, Equatable {
     public var settings: [String: SettingValue]
     /// This layer's changes to the pipeline's retry policy.
     public var retry: RetryOverrides
+    /// Names of the pipeline's secrets this layer receives on the host (never on a command line).
+    public var secrets: [String]
 
     public init(
         name: String, plugin: String, gate: Gate = .merge, needs: [String] = [], timeoutSeconds: Double? = nil,
-        settings: [String: SettingValue] = [:], retry: RetryOverrides = RetryOverrides()
+        settings: [String: SettingValue] = [:], retry: RetryOverrides = RetryOverrides(), secrets: [String] = []
     ) {
         self.name = name
         self.plugin = plugin
@@ -112,6 +117,7 @@ public struct LayerSpec: Sendable, Equatable {
         self.timeoutSeconds = timeoutSeconds
         self.settings = settings
         self.retry = retry
+        self.secrets = secrets
     }
 }
 

@@ -65,6 +65,10 @@ public struct LayerContext {
     public var runStartTime: Date
     public var events: EventSink
     public var cancellation: CancellationToken
+    /// The secrets this layer receives: deliver them with `SecretDelivery`, never on a command line.
+    public var secrets: SecretValues
+    /// Masks every secret of the run; apply it to anything written to the artifacts.
+    public var redactor: SecretRedactor
 
     /// `url` relative to the project folder, the way artifact paths are recorded and shown.
     public func projectRelativePath(_ url: URL) -> String { relativePath(url, to: projectDirectory) }
@@ -72,7 +76,8 @@ public struct LayerContext {
     public init(
         runID: String, pipelineName: String, layer: LayerSpec, attempt: Int, host: RemoteHost, hostName: String,
         simulator: Simulator?, remoteRunFolder: String, remoteWorkspace: String, localArtifacts: URL,
-        projectDirectory: URL, runStartTime: Date, events: EventSink, cancellation: CancellationToken
+        projectDirectory: URL, runStartTime: Date, events: EventSink, cancellation: CancellationToken,
+        secrets: SecretValues = SecretValues(), redactor: SecretRedactor = SecretRedactor(SecretValues())
     ) {
         self.runID = runID
         self.pipelineName = pipelineName
@@ -88,6 +93,8 @@ public struct LayerContext {
         self.runStartTime = runStartTime
         self.events = events
         self.cancellation = cancellation
+        self.secrets = secrets
+        self.redactor = redactor
     }
 }
 

@@ -6,9 +6,9 @@ import PipeCore
 /// (`needs`) are checked once all layers are known.
 struct PipelineDecoder {
     static let topLevelKeys = [
-        "description", "repository", "host", "simulator", "parameters", "flaky", "retry", "layers",
+        "description", "repository", "host", "simulator", "parameters", "flaky", "retry", "secrets", "layers",
     ]
-    static let layerKeys = ["plugin", "gate", "needs", "timeout", "retry"]
+    static let layerKeys = ["plugin", "gate", "needs", "timeout", "retry", "secrets"]
     static let retryKeys = ["infrastructure", "timed-out", "tests", "backoff"]
     static let platforms = ["iOS", "tvOS", "watchOS", "visionOS"]
 
@@ -24,6 +24,7 @@ struct PipelineDecoder {
     private struct DecodedLayer {
         var spec: LayerSpec
         var needs: [(text: String, node: YAMLNode, path: SpecKeyPath)]
+        var secrets: [(text: String, node: YAMLNode, path: SpecKeyPath)]
     }
 
     func decode(_ root: YAMLNode?) -> Pipeline? {
@@ -51,8 +52,10 @@ struct PipelineDecoder {
         let flaky = document.read(
             "flaky", { reader in { reader.choice($0, at: $1, among: [FlakyPolicy.allow, .block]) } })
         let retry = decodeRetry(document)
+        let secrets = decodeSecrets(document)
         let layers = decodeLayers(document)
         checkNeeds(layers)
+        checkSecrets(layers, declared: declaredSecretNames(document))
         for (parameter, entry) in declaredParameterKeys(top) where !interpolator.used.contains(parameter) {
             problems.warning(
                 SpecKeyPath([.key("parameters"), .key(parameter)]), at: entry.start,
@@ -63,7 +66,65 @@ struct PipelineDecoder {
         return Pipeline(
             name: name, sourcePath: file, description: description, repository: repository, hostSelection: host,
             simulator: simulator, parameters: values.compactMapValues { $0 }, layers: layers.map(\.spec),
-            flakyPolicy: flaky ?? .allow, retry: retry.applied(to: RetryPolicy()))
+            flakyPolicy: flaky ?? .allow, retry: retry.applied(to: RetryPolicy()), secrets: secrets)
+    }
+
+    /// `secrets:` — each name says where the coordinator reads the value (`env:` or `file:`), never the value.
+    private func decodeSecrets(_ document: MappingReader) -> [String: SecretSource] {
+        guard let node = document.value("secrets"),
+            let mapping = document.reader.mapping(
+                node, at: document.path.appending("secrets"), expected: "a mapping of secret names to sources")
+        else { return [:] }
+        var secrets: [String: SecretSource] = [:]
+        for entry in mapping.entries {
+            let path = mapping.path.appending(entry.key)
+            if !SecretDelivery.isIdentifier(entry.key) {
+                problems.error(
+                    path, at: entry.keyNode.start,
+                    "'\(entry.key)' cannot name a secret: it becomes an environment variable on the host; use "
+                        + "letters, digits and '_' (e.g. API_TOKEN)")
+            }
+            guard
+                let source = mapping.reader.mapping(
+                    entry.value, at: path, expected: "a mapping with 'env:' or 'file:' (never the value itself)")
+            else { continue }
+            source.rejectUnknownKeys(allowed: ["env", "file"])
+            let variable = source.read("env", { $0.nonEmptyString })
+            let file = source.read("file", { $0.nonEmptyString })
+            switch (variable, file) {
+            case (let variable?, nil): secrets[entry.key] = .environment(variable)
+            case (nil, let file?): secrets[entry.key] = .file(file)
+            case (_?, _?):
+                problems.error(path, at: entry.value.start, "give 'env:' or 'file:', not both")
+            case (nil, nil):
+                problems.error(
+                    path, at: entry.value.start,
+                    "say where the value is read on the coordinator: 'env: VARIABLE' or 'file: path'")
+            }
+        }
+        return secrets
+    }
+
+    /// The names under `secrets:`, valid or not (a layer naming a broken one is not told it is undeclared).
+    private func declaredSecretNames(_ document: MappingReader) -> [String] {
+        guard let node = document.value("secrets"), case .mapping(let entries) = node.content else { return [] }
+        return entries.compactMap { entry in
+            if case .scalar(let scalar) = entry.key.content { return scalar.text }
+            return nil
+        }
+    }
+
+    /// Every secret a layer asks for is declared under `secrets:`.
+    private func checkSecrets(_ layers: [DecodedLayer], declared: [String]) {
+        for layer in layers {
+            for name in layer.secrets where !declared.contains(name.text) {
+                let suggestion = SpecReader.suggestion(name.text, declared.sorted())
+                problems.error(
+                    name.path, at: name.node.start,
+                    "no secret is named '\(name.text)' under 'secrets:'"
+                        + (suggestion.isEmpty ? "; declare it there with 'env:' or 'file:'" : suggestion))
+            }
+        }
     }
 
     /// `retry:` of the pipeline or of a layer: retries per kind of failure (0–5) and the first backoff.
@@ -361,6 +422,7 @@ struct PipelineDecoder {
         }
         let gate = layer.read("gate", { reader in { reader.choice($0, at: $1, among: Gate.allCases) } })
         let needs = layer.read("needs", { $0.strings }) ?? []
+        let secrets = layer.read("secrets", { $0.strings }) ?? []
         let timeout = layer.read("timeout", { $0.duration })
         var settings: [String: SettingValue] = [:]
         if let schema {
@@ -380,8 +442,8 @@ struct PipelineDecoder {
         let spec = LayerSpec(
             name: entry.key, plugin: kind ?? "", gate: gate ?? schema?.defaultGate ?? .merge,
             needs: needs.map(\.text), timeoutSeconds: timeout, settings: settings,
-            retry: decodeRetry(layer))
-        return DecodedLayer(spec: spec, needs: needs)
+            retry: decodeRetry(layer), secrets: secrets.map(\.text))
+        return DecodedLayer(spec: spec, needs: needs, secrets: secrets)
     }
 
     private func decodeSetting(

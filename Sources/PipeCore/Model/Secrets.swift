@@ -1,0 +1,70 @@
+import Foundation
+
+/// Where a secret's value comes from on the coordinator. The value itself is never written in a pipeline.
+public enum SecretSource: Sendable, Equatable {
+    /// An environment variable of the `pipe` process.
+    case environment(String)
+    /// A file (its whole content, one trailing newline dropped); relative to the project folder.
+    case file(String)
+
+    public var description: String {
+        switch self {
+        case .environment(let name): return "environment variable \(name)"
+        case .file(let path): return "file \(path)"
+        }
+    }
+}
+
+/// Secret values of one run, by name: kept in memory only, never in a record, an event or a log.
+public struct SecretValues: Sendable, Equatable {
+    public private(set) var values: [String: String]
+
+    public init(_ values: [String: String] = [:]) { self.values = values }
+
+    /// Reads every secret the pipeline declares; a missing variable, an unreadable file, an empty value or one
+    /// with a line break is a `RequestError` naming all of them (nothing runs).
+    public static func resolve(
+        _ sources: [String: SecretSource], environment: [String: String], projectDirectory: URL
+    ) throws -> SecretValues {
+        var values: [String: String] = [:]
+        var problems: [String] = []
+        for (name, source) in sources.sorted(by: { $0.key < $1.key }) {
+            var value: String?
+            switch source {
+            case .environment(let variable):
+                value = environment[variable]
+                if value == nil { problems.append("\(name): the environment variable \(variable) is not set") }
+            case .file(let path):
+                let url =
+                    path.hasPrefix("/")
+                    ? URL(fileURLWithPath: path) : projectDirectory.appendingPathComponent(path)
+                if let text = try? String(contentsOf: url, encoding: .utf8) {
+                    value = text.hasSuffix("\n") ? String(text.dropLast()) : text
+                } else {
+                    problems.append("\(name): cannot read the file \(url.path)")
+                }
+            }
+            guard let value else { continue }
+            if value.isEmpty {
+                problems.append("\(name): the \(source.description) is empty")
+            } else if value.contains("\n") || value.contains("\r") {
+                problems.append("\(name): the \(source.description) holds a line break; secrets are one line")
+            } else {
+                values[name] = value
+            }
+        }
+        guard problems.isEmpty else {
+            throw RequestError(
+                "secrets the pipeline needs are missing:\n  " + problems.joined(separator: "\n  ")
+                    + "\nset them on the coordinator (they are never read from the pipeline file)")
+        }
+        return SecretValues(values)
+    }
+
+    /// Only the named secrets (a layer's).
+    public func subset(_ names: [String]) -> SecretValues {
+        SecretValues(values.filter { names.contains($0.key) })
+    }
+
+    public var isEmpty: Bool { values.isEmpty }
+}
