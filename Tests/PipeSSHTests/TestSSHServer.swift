@@ -151,21 +151,28 @@ final class TestSSHServer {
     /// Runs a local tool, failing with its output when it fails.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
+        String(decoding: try runData(tool, arguments, environment: environment), as: UTF8.self)
+    }
+
+    /// Runs a local tool and returns its standard output.
+    static func runData(_ tool: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         if let environment { process.environment = environment }
         let output = Pipe()
+        let errors = server_temporaryErrorFile()
         process.standardOutput = output
-        process.standardError = output
+        process.standardError = try FileHandle(forWritingTo: errors)
+        defer { try? FileManager.default.removeItem(at: errors) }
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0 else {
+            let text = String(decoding: data, as: UTF8.self) + ((try? String(contentsOf: errors, encoding: .utf8)) ?? "")
             throw ServerFailure("\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(text)")
         }
-        return text
+        return data
     }
 
     /// Starts a long-running tool with `posix_spawn`, stdio on /dev/null; stop it with `stopSpawned`.
@@ -234,6 +241,12 @@ final class TestSSHServer {
         init(server: TestSSHServer) { self.server = server }
         func testBundleDidFinish(_ testBundle: Bundle) { server.stop() }
     }
+}
+
+private func server_temporaryErrorFile() -> URL {
+    let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pipe-ssh-test-\(UUID().uuidString).err")
+    _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+    return file
 }
 
 struct ServerFailure: Error, CustomStringConvertible {
