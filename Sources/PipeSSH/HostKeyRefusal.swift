@@ -8,7 +8,8 @@ enum HostKeyRefusal {
         for verdict: HostKeyVerdict, key: SSHHostKey, host: HostConfig, file: KnownHostsFile
     ) -> RemoteError? {
         let name = SSHHostKey.knownHostsName(address: host.address, port: host.port)
-        let nothingSent = "Pipe refused the connection before logging in: no authentication was attempted and nothing was run."
+        let nothingSent =
+            "Pipe refused the connection before logging in: no authentication was attempted and nothing was run."
         let keyscan =
             "ssh-keyscan" + (host.port == 22 ? "" : " -p \(host.port)") + " -t \(key.keyscanType) "
             + ShellQuote.quote(host.address)

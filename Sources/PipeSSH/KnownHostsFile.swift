@@ -96,7 +96,8 @@ struct KnownHostsFile {
             let bare = Self.lookupName(address: address, port: 22)
             defaultPortLines = entries.filter { $0.marker == .none && $0.key == key && $0.names(bare) }.map(\.line)
         }
-        return .unknown(otherKeyTypes: trusted.map { "\($0.key.type) (line \($0.line))" }, portMismatchLines: defaultPortLines)
+        return .unknown(
+            otherKeyTypes: trusted.map { "\($0.key.type) (line \($0.line))" }, portMismatchLines: defaultPortLines)
     }
 
     /// Key types recorded for the host, in file order: the host-key algorithms to ask for first, as OpenSSH does,

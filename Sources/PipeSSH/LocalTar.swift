@@ -110,7 +110,8 @@ final class LocalTar {
             process.waitUntilExit()
         }
         let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        let status = process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        let status =
+            process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return (status, errors.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 

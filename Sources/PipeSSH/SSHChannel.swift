@@ -67,7 +67,8 @@ final class SSHChannel {
     func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
         let handle = try usableHandle()
         let count = libssh2_channel_write_ex(
-            handle, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), min(bytes.count, SSHSession.maximumWrite))
+            handle, 0, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), min(bytes.count, SSHSession.maximumWrite)
+        )
         if count >= 0 { return count }
         if count == Int(LIBSSH2_ERROR_EAGAIN) { return 0 }
         throw session.failure(count, while: "sending input to the command")

@@ -34,15 +34,18 @@ extension SSHRemoteHost {
         let local = tar.finish(waitingAtMost: 30)
         guard local.status == 0 else {
             throw RemoteError(
-                .commandFailed, host: name, "\(what) failed: the local tar exited with \(local.status): \(local.errors)")
+                .commandFailed, host: name, "\(what) failed: the local tar exited with \(local.status): \(local.errors)"
+            )
         }
-        let hostErrors = String(decoding: output.stderrData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let hostErrors = String(decoding: output.stderrData, as: UTF8.self).trimmingCharacters(
+            in: .whitespacesAndNewlines)
         guard exit == .exited(0) else {
             let kind: RemoteError.Kind = hostErrors.contains("No space left on device") ? .diskFull : .commandFailed
             throw RemoteError(
                 kind, host: name,
                 "\(what) failed: tar on the host ended with \(exit.artifactText): "
-                    + (hostErrors.isEmpty ? "no message" : hostErrors) + "; \(remoteDirectory) on the host is incomplete")
+                    + (hostErrors.isEmpty ? "no message" : hostErrors)
+                    + "; \(remoteDirectory) on the host is incomplete")
         }
         let sent = input.finalDigest()
         let received = Self.field("pipe-sha256", in: String(decoding: output.stdoutData, as: UTF8.self))
@@ -87,7 +90,8 @@ extension SSHRemoteHost {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
         } catch {
             throw RemoteError(
-                .commandFailed, host: name, "\(what) cannot start: cannot create \(staging.path): \(error.localizedDescription)")
+                .commandFailed, host: name,
+                "\(what) cannot start: cannot create \(staging.path): \(error.localizedDescription)")
         }
         defer { try? FileManager.default.removeItem(at: staging) }
 

@@ -120,10 +120,12 @@ public final class SSHRemoteHost: RemoteHost {
         defer { killer.close() }
         let ending = try killer.run(deadline: deadline)
         guard ending == .exited(.exited(0)) else {
-            let detail = String(decoding: output.stderrData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let detail = String(decoding: output.stderrData, as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines)
             throw RemoteError(
                 .commandFailed, host: name,
-                "could not stop process group \(group.id) on the host (\(ending)): \(detail.isEmpty ? "no detail" : detail)")
+                "could not stop process group \(group.id) on the host (\(ending)): \(detail.isEmpty ? "no detail" : detail)"
+            )
         }
     }
 

@@ -31,7 +31,8 @@ extension SSHSession {
             guard FileManager.default.isReadableFile(atPath: path) else {
                 throw RemoteError(
                     .authentication, host: host.name,
-                    "the identity file \(path) does not exist or cannot be read; check `identityFile` in the hosts file")
+                    "the identity file \(path) does not exist or cannot be read; check `identityFile` in the hosts file"
+                )
             }
             let passphrase = try identityPassphrase(environment: environment)
             // An empty passphrase rather than NULL: OpenSSL would otherwise prompt on the terminal for an encrypted key.
@@ -111,7 +112,9 @@ extension SSHSession {
         }
         libssh2_agent_set_identity_path(agent, socketPath)
         guard libssh2_agent_connect(agent) == 0 else { return "ssh-agent at \(socketPath): cannot connect to it" }
-        guard libssh2_agent_list_identities(agent) == 0 else { return "ssh-agent at \(socketPath): cannot list its keys" }
+        guard libssh2_agent_list_identities(agent) == 0 else {
+            return "ssh-agent at \(socketPath): cannot list its keys"
+        }
         var identity: UnsafeMutablePointer<libssh2_agent_publickey>?
         var previous: UnsafeMutablePointer<libssh2_agent_publickey>?
         var count = 0

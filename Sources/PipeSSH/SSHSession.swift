@@ -82,13 +82,15 @@ public final class SSHSession {
             throw RemoteError(
                 .hostKeyUnknown, host: host.name,
                 "cannot read the known_hosts file \(unreadable.path) (\(unreadable.reason)); Pipe checks every "
-                    + "host's key against it before logging in: fix its permissions or `knownHostsFile` in the hosts file")
+                    + "host's key against it before logging in: fix its permissions or `knownHostsFile` in the hosts file"
+            )
         }
         let session = try handshake(
             with: host, preferringHostKeys: knownHosts.keyTypes(address: host.address, port: host.port))
         let verdict = knownHosts.verdict(for: session.hostKey, address: host.address, port: host.port)
         if let refusal = HostKeyRefusal.error(for: verdict, key: session.hostKey, host: host, file: knownHosts) {
-            session.disconnect(reason: SSH_DISCONNECT_HOST_KEY_NOT_VERIFIABLE, description: "Host key verification failed")
+            session.disconnect(
+                reason: SSH_DISCONNECT_HOST_KEY_NOT_VERIFIABLE, description: "Host key verification failed")
             throw refusal
         }
         try session.authenticate(environment: environment)
@@ -171,7 +173,8 @@ public final class SSHSession {
         let preferences: [(Int32, [String], String)] = [
             (LIBSSH2_METHOD_KEX, preferredKeyExchanges, "key exchange"),
             (LIBSSH2_METHOD_HOSTKEY, hostKeys, "host key"),
-            (LIBSSH2_METHOD_CRYPT_CS, preferredCiphers, "cipher"), (LIBSSH2_METHOD_CRYPT_SC, preferredCiphers, "cipher"),
+            (LIBSSH2_METHOD_CRYPT_CS, preferredCiphers, "cipher"),
+            (LIBSSH2_METHOD_CRYPT_SC, preferredCiphers, "cipher"),
             (LIBSSH2_METHOD_MAC_CS, preferredMACs, "MAC"), (LIBSSH2_METHOD_MAC_SC, preferredMACs, "MAC"),
         ]
         for (method, wanted, what) in preferences {

@@ -5,7 +5,8 @@ import XCTest
 
 /// known_hosts decisions against a fixture made with OpenSSH's own tools (`ssh-keygen`, `ssh-keygen -H`).
 final class KnownHostsFileTests: XCTestCase {
-    private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
+    private let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures")
     private var file: KnownHostsFile!
     private var hostA: SSHHostKey!
     private var hostB: SSHHostKey!
@@ -133,7 +134,9 @@ final class KnownHostsFileTests: XCTestCase {
             hex(HMACSHA1.authenticationCode(key: [UInt8](repeating: 0x0b, count: 20), message: Array("Hi There".utf8))),
             "b617318655057264e28bc0b6fb378c8ef146be00")
         XCTAssertEqual(
-            hex(HMACSHA1.authenticationCode(key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))),
+            hex(
+                HMACSHA1.authenticationCode(
+                    key: Array("Jefe".utf8), message: Array("what do ya want for nothing?".utf8))),
             "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
         XCTAssertEqual(
             hex(

@@ -26,7 +26,8 @@ final class SSHLatencyTests: XCTestCase {
         let coldMedian = cold.sorted()[cold.count / 2]
         print(
             "PipeSSH latency: connect+auth+`true` median \(milliseconds(coldMedian)) "
-                + "(all: \(cold.map(milliseconds).joined(separator: ", "))); warm exec \(milliseconds(warm)) each over \(count)")
+                + "(all: \(cold.map(milliseconds).joined(separator: ", "))); warm exec \(milliseconds(warm)) each over \(count)"
+        )
         XCTAssertLessThan(coldMedian, 0.5)
         XCTAssertLessThan(warm, 0.04)
     }

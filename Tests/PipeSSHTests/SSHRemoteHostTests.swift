@@ -62,7 +62,9 @@ final class SSHRemoteHostTests: XCTestCase {
         let seconds = Date().timeIntervalSince(started)
         XCTAssertEqual(output.exit, .exited(0))
         // Each stream whole and unmixed: exactly the repeated line, cut at `size`.
-        func expected(_ line: String) -> Data { Data(String(repeating: line, count: size / line.count + 1).utf8.prefix(size)) }
+        func expected(_ line: String) -> Data {
+            Data(String(repeating: line, count: size / line.count + 1).utf8.prefix(size))
+        }
         XCTAssertEqual(output.stdout.count, size)
         XCTAssertEqual(output.stderr.count, size)
         XCTAssertTrue(output.stdout == expected("stdout-line\n"))
@@ -146,7 +148,8 @@ final class SSHRemoteHostTests: XCTestCase {
             onStarted: { group = $0 },
             onStdout: { chunk in
                 // The login shell's parent is sshd's process for this connection: killing it drops the connection.
-                sshdSessionProcess = pid_t(String(decoding: chunk, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                sshdSessionProcess =
+                    pid_t(String(decoding: chunk, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
                 if sshdSessionProcess > 1 { kill(sshdSessionProcess, SIGKILL) }
             }, onStderr: { _ in })
         guard case .lost(let reason) = exit else { return XCTFail("expected .lost, got \(exit)") }

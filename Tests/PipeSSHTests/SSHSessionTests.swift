@@ -37,7 +37,8 @@ final class SSHSessionTests: XCTestCase {
         let error = try connectionError(server.hostConfig(knownHostsFile: knownHosts.path))
         XCTAssertEqual(error.kind, .hostKeyUnknown)
         let fingerprint = try SSHSession.fetchHostKey(of: server.hostConfig()).fingerprint
-        XCTAssertTrue(error.message.contains("The authenticity of host '[127.0.0.1]:\(server.port)' can't be established."))
+        XCTAssertTrue(
+            error.message.contains("The authenticity of host '[127.0.0.1]:\(server.port)' can't be established."))
         XCTAssertTrue(error.message.contains("ED25519 key fingerprint is \(fingerprint)."), error.message)
         XCTAssertTrue(error.message.contains("pipe hosts trust mac-test"), error.message)
         XCTAssertTrue(error.message.contains("ssh-keyscan -p \(server.port) -t ed25519 127.0.0.1"), error.message)
@@ -52,7 +53,8 @@ final class SSHSessionTests: XCTestCase {
                     .appendingPathComponent("Fixtures/other_ed25519.pub"), encoding: .utf8
             ).split(separator: " ").prefix(2).joined(separator: " "))
         let knownHosts = server.file("known_hosts_changed")
-        try "# line 1\n[127.0.0.1]:\(server.port) \(impostor)\n".write(to: knownHosts, atomically: true, encoding: .utf8)
+        try "# line 1\n[127.0.0.1]:\(server.port) \(impostor)\n".write(
+            to: knownHosts, atomically: true, encoding: .utf8)
         let logBefore = server.log().count
         let error = try connectionError(server.hostConfig(knownHostsFile: knownHosts.path))
         XCTAssertEqual(error.kind, .hostKeyChanged)
@@ -83,7 +85,8 @@ final class SSHSessionTests: XCTestCase {
 
     func testFetchHostKeyGivesTheLineThatTrustsIt() throws {
         let key = try SSHSession.fetchHostKey(of: server.hostConfig(knownHostsFile: "/nonexistent"))
-        XCTAssertEqual(key.knownHostsLine(address: "127.0.0.1", port: server.port) + "\n",
+        XCTAssertEqual(
+            key.knownHostsLine(address: "127.0.0.1", port: server.port) + "\n",
             try String(contentsOf: server.knownHosts, encoding: .utf8))
     }
 
@@ -214,7 +217,8 @@ final class SSHSessionTests: XCTestCase {
             if recent.contains("Host key verification failed") { break }
             usleep(20_000)
         } while Date() < deadline
-        XCTAssertTrue(recent.contains("Host key verification failed"), "sshd did not log our refusal:\n\(recent)",
+        XCTAssertTrue(
+            recent.contains("Host key verification failed"), "sshd did not log our refusal:\n\(recent)",
             file: file, line: line)
         XCTAssertFalse(recent.contains("userauth-request"), "a login was attempted:\n\(recent)", file: file, line: line)
         XCTAssertFalse(recent.contains("Starting session"), "a command ran:\n\(recent)", file: file, line: line)

@@ -44,7 +44,9 @@ final class SSHTransferTests: XCTestCase {
         try "quoted\n".write(to: root.appendingPathComponent("it's $(odd) name.txt"), atomically: true, encoding: .utf8)
     }
 
-    private func assertSameTree(_ expected: URL, _ actual: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertSameTree(_ expected: URL, _ actual: URL, file: StaticString = #filePath, line: UInt = #line)
+        throws
+    {
         let manager = FileManager.default
         let names = try XCTUnwrap(manager.subpathsOfDirectory(atPath: expected.path)).sorted()
         XCTAssertEqual(try manager.subpathsOfDirectory(atPath: actual.path).sorted(), names, file: file, line: line)
@@ -53,7 +55,8 @@ final class SSHTransferTests: XCTestCase {
             let right = actual.appendingPathComponent(name)
             let leftAttributes = try manager.attributesOfItem(atPath: left.path)
             let rightAttributes = try manager.attributesOfItem(atPath: right.path)
-            XCTAssertEqual(leftAttributes[.type] as? FileAttributeType, rightAttributes[.type] as? FileAttributeType, name)
+            XCTAssertEqual(
+                leftAttributes[.type] as? FileAttributeType, rightAttributes[.type] as? FileAttributeType, name)
             switch leftAttributes[.type] as? FileAttributeType {
             case .typeSymbolicLink?:
                 XCTAssertEqual(
@@ -97,16 +100,21 @@ final class SSHTransferTests: XCTestCase {
 
     func testDownloadOfASingleFileByAbsolutePath() throws {
         let home = try host.capture("pwd").stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
-        _ = try host.capture("mkdir -p \(ShellQuote.quote(remote)) && printf 'exit code 65' > \(ShellQuote.quote(remote + "/exit-code"))")
+        _ = try host.capture(
+            "mkdir -p \(ShellQuote.quote(remote)) && printf 'exit code 65' > \(ShellQuote.quote(remote + "/exit-code"))"
+        )
         let down = try host.download(home + "/" + remote + "/exit-code", into: local, cancellation: CancellationToken())
         XCTAssertEqual(try String(contentsOf: URL(fileURLWithPath: down.destination), encoding: .utf8), "exit code 65")
     }
 
     func testMissingRemotePathFailsAndLeavesNothing() throws {
-        XCTAssertThrowsError(try host.download(remote + "/nothing.xcresult", into: local, cancellation: CancellationToken())) {
+        XCTAssertThrowsError(
+            try host.download(remote + "/nothing.xcresult", into: local, cancellation: CancellationToken())
+        ) {
             let error = $0 as? RemoteError
             XCTAssertEqual(error?.kind, .commandFailed)
-            XCTAssertTrue(error?.message.contains("does not exist on the host") ?? false, "\(String(describing: error))")
+            XCTAssertTrue(
+                error?.message.contains("does not exist on the host") ?? false, "\(String(describing: error))")
         }
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: local.path), [])
     }
@@ -124,7 +132,9 @@ final class SSHTransferTests: XCTestCase {
                 flipped = true
             }
         }
-        XCTAssertThrowsError(try host.download(remote + "/bundle.xcresult", into: into, cancellation: CancellationToken())) {
+        XCTAssertThrowsError(
+            try host.download(remote + "/bundle.xcresult", into: into, cancellation: CancellationToken())
+        ) {
             XCTAssertEqual(($0 as? RemoteError)?.kind, .transferCorrupt, "\($0)")
         }
         XCTAssertTrue(flipped)
@@ -153,7 +163,8 @@ final class SSHTransferTests: XCTestCase {
     }
 
     func testDownloadNeverOverwrites() throws {
-        _ = try host.capture("mkdir -p \(ShellQuote.quote(remote + "/log")) && echo new > \(ShellQuote.quote(remote + "/log/out.txt"))")
+        _ = try host.capture(
+            "mkdir -p \(ShellQuote.quote(remote + "/log")) && echo new > \(ShellQuote.quote(remote + "/log/out.txt"))")
         let existing = local.appendingPathComponent("log")
         try FileManager.default.createDirectory(at: existing, withIntermediateDirectories: true)
         XCTAssertThrowsError(try host.download(remote + "/log", into: local, cancellation: CancellationToken())) {

@@ -49,8 +49,10 @@ final class TestSSHServer {
 
         let hostKey = state.appendingPathComponent("host_ed25519")
         clientKey = state.appendingPathComponent("client_ed25519")
-        try Self.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "pipe-test-host", "-f", hostKey.path])
-        try Self.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "pipe-test-client", "-f", clientKey.path])
+        try Self.run(
+            "/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "pipe-test-host", "-f", hostKey.path])
+        try Self.run(
+            "/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "pipe-test-client", "-f", clientKey.path])
         hostPublicKey = try String(contentsOfFile: hostKey.path + ".pub", encoding: .utf8)
             .split(separator: " ").prefix(2).joined(separator: " ")
         knownHosts = state.appendingPathComponent("known_hosts")
@@ -83,7 +85,10 @@ final class TestSSHServer {
         let deadline = Date().addingTimeInterval(10)
         var daemon: pid_t = 0
         while daemon == 0 || !log().contains("Server listening on 127.0.0.1 port \(port)") {
-            daemon = pid_t((try? String(contentsOf: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+            daemon =
+                pid_t(
+                    (try? String(contentsOf: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                        ?? "") ?? 0
             guard Date() < deadline else {
                 throw ServerFailure("sshd did not start listening on port \(port); its log:\n\(log())")
             }
@@ -161,7 +166,7 @@ final class TestSSHServer {
         process.arguments = arguments
         if let environment { process.environment = environment }
         let output = Pipe()
-        let errors = server_temporaryErrorFile()
+        let errors = temporaryErrorFile()
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errors)
         defer { try? FileManager.default.removeItem(at: errors) }
@@ -169,8 +174,10 @@ final class TestSSHServer {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            let text = String(decoding: data, as: UTF8.self) + ((try? String(contentsOf: errors, encoding: .utf8)) ?? "")
-            throw ServerFailure("\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(text)")
+            let text =
+                String(decoding: data, as: UTF8.self) + ((try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+            throw ServerFailure(
+                "\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(text)")
         }
         return data
     }
@@ -185,10 +192,11 @@ final class TestSSHServer {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor in Int32(0)...2 {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+            posix_spawn_file_actions_addopen(
+                &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
         }
         let argv = ([tool] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         let status = posix_spawn(&pid, tool, &actions, nil, argv, environ)
         guard status == 0 else { throw ServerFailure("cannot start \(tool): \(String(cString: strerror(status)))") }
@@ -243,8 +251,9 @@ final class TestSSHServer {
     }
 }
 
-private func server_temporaryErrorFile() -> URL {
-    let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pipe-ssh-test-\(UUID().uuidString).err")
+private func temporaryErrorFile() -> URL {
+    let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+        "pipe-ssh-test-\(UUID().uuidString).err")
     _ = FileManager.default.createFile(atPath: file.path, contents: nil)
     return file
 }
