@@ -53,6 +53,24 @@ final class SSHRemoteHostTests: XCTestCase {
         XCTAssertEqual(output.stdoutText.split(separator: " ").first.map(String.init), SHA256Digest.hex(of: input))
     }
 
+    func testCommandThatIgnoresItsInputStillEnds() throws {
+        let output = try host.capture("echo done", stdin: Data(count: 4 * 1024 * 1024), timeoutSeconds: 20)
+        XCTAssertEqual(output.exit, .exited(0))
+        XCTAssertEqual(output.stdoutText, "done\n")
+    }
+
+    func testAlreadyCancelledRunStartsNothing() throws {
+        let token = CancellationToken()
+        token.cancel()
+        var started = false
+        let exit = try host.runStoppable(
+            "echo must-not-run", stdin: nil, timeoutSeconds: nil, cancellation: token,
+            onStarted: { _ in started = true },
+            onStdout: { _ in XCTFail("output from a cancelled run") }, onStderr: { _ in })
+        XCTAssertEqual(exit, .cancelled)
+        XCTAssertFalse(started)
+    }
+
     func testLargeInterleavedStdoutAndStderrDoNotStall() throws {
         let size = 6_000_000
         let started = Date()

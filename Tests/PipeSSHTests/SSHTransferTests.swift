@@ -200,6 +200,37 @@ final class SSHTransferTests: XCTestCase {
         }
     }
 
+    func testUploadWhereTheHostCannotWriteSaysSo() throws {
+        let source = local.appendingPathComponent("source")
+        try makeTree(at: source)
+        XCTAssertThrowsError(try host.upload(directory: source, to: "/root/pipe-denied/x")) {
+            let error = $0 as? RemoteError
+            XCTAssertEqual(error?.kind, .commandFailed)
+            XCTAssertTrue(
+                error?.message.contains("the host's side ended with 1") ?? false, "\(String(describing: error))")
+            XCTAssertTrue(error?.message.contains("Permission denied") ?? false, "\(String(describing: error))")
+        }
+        XCTAssertTrue(host.session.isConnected)
+    }
+
+    func testFullDiskOnTheHostIsReportedAsSuch() throws {
+        guard getuid() == 0 else { throw XCTSkip("needs root to mount a 1 MiB tmpfs as the host's full disk") }
+        let mountPoint = server.file("full")
+        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        try TestSSHServer.run("/usr/bin/mount", ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path])
+        defer {
+            _ = try? TestSSHServer.run("/usr/bin/umount", [mountPoint.path])
+            try? FileManager.default.removeItem(at: mountPoint)
+        }
+        try TestSSHServer.run("/usr/bin/chown", [server.user, mountPoint.path])
+        let source = local.appendingPathComponent("source")
+        try makeTree(at: source)  // 1.5 MB: more than the disk holds
+        XCTAssertThrowsError(try host.upload(directory: source, to: mountPoint.path + "/workspace")) {
+            let error = $0 as? RemoteError
+            XCTAssertEqual(error?.kind, .diskFull, "\(String(describing: error))")
+        }
+    }
+
     func testRemotePathSplitting() throws {
         XCTAssertTrue(try SSHRemoteHost.split("a/b/c.xcresult", host: "h") == ("a/b", "c.xcresult"))
         XCTAssertTrue(try SSHRemoteHost.split("/abs/x/", host: "h") == ("/abs", "x"))
