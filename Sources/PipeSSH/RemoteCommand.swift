@@ -29,13 +29,12 @@ final class RemoteCommand {
     private let output: CommandOutput
     private var announcement: ProcessGroupAnnouncement?
     private var inputEnded = false
+    private var inputAbandoned = false
     private var stderrEnded = false
     private var buffer: UnsafeMutableRawBufferPointer
 
     /// The command's process group, once announced.
     var processGroup: Int32? { announcement?.processGroup }
-    /// Whether it was started through `RemoteScript.groupLeader`.
-    var announcesProcessGroup: Bool { announcement != nil }
 
     /// Opens a channel and starts `commandLine`; with `inOwnProcessGroup`, through `RemoteScript.groupLeader`.
     init(
@@ -63,10 +62,9 @@ final class RemoteCommand {
 
     deinit { buffer.deallocate() }
 
-    /// Stops sending input: end of file is sent at the next turn.
+    /// Stops sending input: end of file is sent at the next turn of `run`.
     func abandonInput() {
-        inputEnded = true
-        _ = try? channel.sendEndOfInput()
+        inputAbandoned = true
     }
 
     /// Drives the command until the host closes the channel, `stop()` returns `true`, `deadline` passes, or no byte
@@ -83,7 +81,9 @@ final class RemoteCommand {
             var moved = false
             if !inputEnded {
                 do {
-                    if let sent = try input.send(through: channel) {
+                    if inputAbandoned {
+                        inputEnded = try channel.sendEndOfInput()
+                    } else if let sent = try input.send(through: channel) {
                         moved = sent > 0
                     } else if try channel.sendEndOfInput() {
                         inputEnded = true

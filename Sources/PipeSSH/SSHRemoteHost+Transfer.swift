@@ -24,7 +24,14 @@ extension SSHRemoteHost {
             deadline: Deadline(secondsFromNow: Self.startSeconds))
         defer { remote.close() }
         let what = "the upload of \(directory.path) to \(remoteDirectory)"
-        guard case .exited(let exit) = try remote.run(deadline: .never, idleSeconds: transferStallSeconds) else {
+        let ending: RemoteCommand.Ending
+        do {
+            ending = try remote.run(deadline: .never, idleSeconds: transferStallSeconds)
+        } catch let failure as LocalTarFailure {
+            try? stopQuietly(remote)
+            throw RemoteError(.commandFailed, host: name, "\(what) failed: \(failure.message)")
+        }
+        guard case .exited(let exit) = ending else {
             try? stopQuietly(remote)
             throw RemoteError(
                 .timeout, host: name,

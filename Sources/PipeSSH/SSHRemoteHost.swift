@@ -36,6 +36,7 @@ public final class SSHRemoteHost: RemoteHost {
         self.init(session: try SSHSession.connect(to: host, environment: environment))
     }
 
+    /// The host's name from the hosts file, for messages.
     public var name: String { session.host.name }
 
     /// Runs a short command with `/bin/sh -c` and collects its output.
