@@ -115,10 +115,13 @@ final class LocalTar {
         return (status, errors.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// Kills tar (an abandoned transfer).
+    /// Kills tar (an abandoned transfer) and waits for it, so it writes nothing after its folder is removed.
     func abandon() {
         closeDescriptor()
-        if process.isRunning { process.terminate() }
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Deadline(secondsFromNow: 5)
+        while process.isRunning && !deadline.hasPassed { usleep(5_000) }
     }
 }
 

@@ -50,6 +50,9 @@ final class LocalTarInput: CommandInput {
         pending.isEmpty && !ended ? pollfd(fd: tar.descriptor, events: Int16(POLLIN), revents: 0) : nil
     }
 
+    /// Whether tar's whole output was read.
+    var reachedEnd: Bool { ended }
+
     /// The stream's SHA-256, once it has ended.
     func finalDigest() -> String { digest.finalizeHex() }
 }

@@ -18,6 +18,7 @@ final class LocalTarOutput: CommandOutput {
     private var pendingStart = 0
     private let digest = SHA256Digest()
     private let fault: ((inout [UInt8]) -> Void)?
+    private var tarStoppedReading = false
     /// Bytes of the stream received so far.
     private(set) var byteCount: Int64 = 0
     /// What the host printed on stderr (capped).
@@ -43,11 +44,12 @@ final class LocalTarOutput: CommandOutput {
     private func take(_ bytes: UnsafeRawBufferPointer) throws {
         digest.update(bytes)
         byteCount += Int64(bytes.count)
+        guard !tarStoppedReading else { return }
         var offset = 0
         if pendingStart == pending.count {
-            offset = try tar.write(bytes)
+            offset = try write(bytes)
         }
-        if offset < bytes.count {
+        if offset < bytes.count && !tarStoppedReading {
             pending.append(contentsOf: bytes[offset...])
         }
     }
@@ -58,7 +60,7 @@ final class LocalTarOutput: CommandOutput {
 
     func flush() throws -> Bool {
         guard pendingStart < pending.count else { return false }
-        let sent = try pending.withUnsafeBytes { try tar.write(UnsafeRawBufferPointer(rebasing: $0[pendingStart...])) }
+        let sent = try pending.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0[pendingStart...])) }
         pendingStart += sent
         if pendingStart == pending.count {
             pending.removeAll(keepingCapacity: true)
@@ -68,6 +70,19 @@ final class LocalTarOutput: CommandOutput {
             pendingStart = 0
         }
         return sent > 0
+    }
+
+    /// A tar that stops reading may simply have reached the archive's end-of-file blocks (the rest is padding):
+    /// the stream is still digested to the end, and tar's exit status says whether it really failed.
+    private func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
+        do {
+            return try tar.write(bytes)
+        } catch is LocalTarFailure {
+            tarStoppedReading = true
+            pending.removeAll()
+            pendingStart = 0
+            return bytes.count
+        }
     }
 
     var hasPending: Bool { pendingStart < pending.count }

@@ -24,6 +24,12 @@ struct ProcessGroupAnnouncement {
         return nil
     }
 
+    /// Whether the announcement was seen (or a malformed one): stdout may flow from then on.
+    var isDecided: Bool {
+        if case .searching = state { return false }
+        return true
+    }
+
     /// Feeds stderr bytes; returns the bytes to pass on, without the announcement line.
     mutating func filter(_ chunk: UnsafeRawBufferPointer) -> [UInt8] {
         guard case .searching = state else { return Array(chunk) }

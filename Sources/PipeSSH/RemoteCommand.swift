@@ -29,12 +29,12 @@ final class RemoteCommand {
     private let output: CommandOutput
     private var announcement: ProcessGroupAnnouncement?
     private var inputEnded = false
+    private var inputAbandoned = false
+    private var stderrEnded = false
     private var buffer: UnsafeMutableRawBufferPointer
 
     /// The command's process group, once announced.
     var processGroup: Int32? { announcement?.processGroup }
-    /// Whether it was started through `RemoteScript.groupLeader`.
-    var announcesProcessGroup: Bool { announcement != nil }
 
     /// Opens a channel and starts `commandLine`; with `inOwnProcessGroup`, through `RemoteScript.groupLeader`.
     init(
@@ -62,10 +62,9 @@ final class RemoteCommand {
 
     deinit { buffer.deallocate() }
 
-    /// Stops sending input: end of file is sent at the next turn.
+    /// Stops sending input: end of file is sent at the next turn of `run`.
     func abandonInput() {
-        inputEnded = true
-        _ = try? channel.sendEndOfInput()
+        inputAbandoned = true
     }
 
     /// Drives the command until the host closes the channel, `stop()` returns `true`, `deadline` passes, or no byte
@@ -81,11 +80,18 @@ final class RemoteCommand {
         while true {
             var moved = false
             if !inputEnded {
-                if let sent = try input.send(through: channel) {
-                    moved = sent > 0
-                } else if try channel.sendEndOfInput() {
+                do {
+                    if inputAbandoned {
+                        inputEnded = try channel.sendEndOfInput()
+                    } else if let sent = try input.send(through: channel) {
+                        moved = sent > 0
+                    } else if try channel.sendEndOfInput() {
+                        inputEnded = true
+                        moved = true
+                    }
+                } catch let error as RemoteError where error.kind == .commandFailed {
+                    // The command closed its side without reading all its input: not an error of the command.
                     inputEnded = true
-                    moved = true
                 }
             }
             moved = try output.flush() || moved
@@ -112,21 +118,14 @@ final class RemoteCommand {
     }
 
     /// Reads both streams until both would block. Returns whether anything arrived, and whether both have ended.
+    ///
+    /// Stdout waits (in the channel window) until the process group is announced on stderr, so `onAnnounced` comes
+    /// before any of the command's output even when sshd sends a stdout packet first.
     private func drainOutput(onAnnounced: (Int32) -> Void) throws -> (moved: Bool, ended: Bool) {
         var moved = false
         while true {
             var stdoutEnded = false
-            var stderrEnded = false
             var progressed = false
-            if output.acceptsStdout {
-                switch try channel.read(.stdout, into: buffer) {
-                case .bytes(let count):
-                    try output.stdout(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                    progressed = true
-                case .endOfStream: stdoutEnded = true
-                case .wouldBlock: break
-                }
-            }
             switch try channel.read(.stderr, into: buffer) {
             case .bytes(let count):
                 progressed = true
@@ -141,6 +140,16 @@ final class RemoteCommand {
                 }
             case .endOfStream: stderrEnded = true
             case .wouldBlock: break
+            }
+            let announced = announcement?.isDecided ?? true
+            if output.acceptsStdout && (announced || stderrEnded) {
+                switch try channel.read(.stdout, into: buffer) {
+                case .bytes(let count):
+                    try output.stdout(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                    progressed = true
+                case .endOfStream: stdoutEnded = true
+                case .wouldBlock: break
+                }
             }
             if !progressed { return (moved, stdoutEnded && stderrEnded) }
             moved = true

@@ -24,7 +24,14 @@ extension SSHRemoteHost {
             deadline: Deadline(secondsFromNow: Self.startSeconds))
         defer { remote.close() }
         let what = "the upload of \(directory.path) to \(remoteDirectory)"
-        guard case .exited(let exit) = try remote.run(deadline: .never, idleSeconds: transferStallSeconds) else {
+        let ending: RemoteCommand.Ending
+        do {
+            ending = try remote.run(deadline: .never, idleSeconds: transferStallSeconds)
+        } catch let failure as LocalTarFailure {
+            try? stopQuietly(remote)
+            throw RemoteError(.commandFailed, host: name, "\(what) failed: \(failure.message)")
+        }
+        guard case .exited(let exit) = ending else {
             try? stopQuietly(remote)
             throw RemoteError(
                 .timeout, host: name,
@@ -32,21 +39,22 @@ extension SSHRemoteHost {
                     + "incomplete")
         }
         let local = tar.finish(waitingAtMost: 30)
-        guard local.status == 0 else {
-            throw RemoteError(
-                .commandFailed, host: name, "\(what) failed: the local tar exited with \(local.status): \(local.errors)"
-            )
-        }
+        let localFailure = RemoteError(
+            .commandFailed, host: name, "\(what) failed: the local tar exited with \(local.status): \(local.errors)")
+        // Whichever side failed first: a host that stops early makes the local tar fail writing, and a local tar
+        // that fails sends a truncated archive the host's tar complains about.
+        if input.reachedEnd && local.status != 0 { throw localFailure }
         let hostErrors = String(decoding: output.stderrData, as: UTF8.self).trimmingCharacters(
             in: .whitespacesAndNewlines)
         guard exit == .exited(0) else {
             let kind: RemoteError.Kind = hostErrors.contains("No space left on device") ? .diskFull : .commandFailed
             throw RemoteError(
                 kind, host: name,
-                "\(what) failed: tar on the host ended with \(exit.artifactText): "
+                "\(what) failed: the host's side ended with \(exit.artifactText): "
                     + (hostErrors.isEmpty ? "no message" : hostErrors)
                     + "; \(remoteDirectory) on the host is incomplete")
         }
+        if local.status != 0 { throw localFailure }
         let sent = input.finalDigest()
         let received = Self.field("pipe-sha256", in: String(decoding: output.stdoutData, as: UTF8.self))
         guard received == sent else {

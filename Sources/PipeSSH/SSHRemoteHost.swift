@@ -36,6 +36,7 @@ public final class SSHRemoteHost: RemoteHost {
         self.init(session: try SSHSession.connect(to: host, environment: environment))
     }
 
+    /// The host's name from the hosts file, for messages.
     public var name: String { session.host.name }
 
     /// Runs a short command with `/bin/sh -c` and collects its output.
@@ -64,14 +65,17 @@ public final class SSHRemoteHost: RemoteHost {
     /// `onStarted` gets the group's id as soon as the host announces it (before the command's own output). The
     /// cancellation token and the deadline are checked at least every 100 ms; either kills the group (SIGTERM, then
     /// SIGKILL after `terminationGraceSeconds`) over a second channel, waits until none of it is left, and returns
-    /// `.cancelled` / `.timedOut`. A dropped connection returns `.lost` (the group may still run: kill it with
-    /// `terminate(_:graceSeconds:)` after reconnecting). A signal ending the command shows as `.signaled`.
+    /// `.cancelled` / `.timedOut` (`.cancelled` at once, with nothing started, when the token is already cancelled).
+    /// A connection that drops while the command runs returns `.lost` (the group may still run: kill it with
+    /// `terminate(_:graceSeconds:)` after reconnecting); one that is already gone throws `.connectionLost`. A signal
+    /// ending the command shows as `.signaled`.
     public func runStoppable(
         _ command: String, stdin: Data?, timeoutSeconds: Double?, cancellation: CancellationToken,
         onStarted: (RemoteProcessGroup) -> Void, onStdout: (Data) -> Void, onStderr: (Data) -> Void
     ) throws -> RemoteExit {
         try withoutActuallyEscaping(onStdout) { onStdout in
             try withoutActuallyEscaping(onStderr) { onStderr in
+                if cancellation.isCancelled { return .cancelled }
                 let deadline = Deadline(secondsFromNow: timeoutSeconds)
                 let output = CallbackOutput(onStdout: onStdout, onStderr: onStderr)
                 let remote = try RemoteCommand(
@@ -84,7 +88,7 @@ public final class SSHRemoteHost: RemoteHost {
                         onAnnounced: { onStarted(RemoteProcessGroup(id: $0)) })
                     switch ending {
                     case .exited(let exit):
-                        try requireAnnouncement(remote, exit: exit, stderr: Data())
+                        try requireAnnouncement(remote, exit: exit, stderr: nil)
                         return exit
                     case .stopped:
                         try stop(remote)
@@ -149,8 +153,13 @@ public final class SSHRemoteHost: RemoteHost {
 
     /// A command that ended without announcing its process group never ran: `RemoteScript.groupLeader` refused, or
     /// `/bin/sh` could not start.
-    private func requireAnnouncement(_ remote: RemoteCommand, exit: RemoteExit, stderr: Data) throws {
+    /// `stderr` is `nil` when it went to a callback already.
+    private func requireAnnouncement(_ remote: RemoteCommand, exit: RemoteExit, stderr: Data?) throws {
         guard remote.processGroup == nil else { return }
+        guard let stderr else {
+            throw RemoteError(
+                .commandFailed, host: name, "the command did not start (\(exit.artifactText)); its stderr says why")
+        }
         let detail = String(decoding: stderr, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         throw RemoteError(
             .commandFailed, host: name,

@@ -19,7 +19,7 @@ final class TestSSHServer {
     let knownHosts: URL
     let hostPublicKey: String
     let logFile: URL
-    private let process: Process
+    private var sshdPID: pid_t = 0
 
     /// The shared server, or the reason it could not start.
     static let shared: Result<TestSSHServer, Error> = Result {
@@ -39,6 +39,7 @@ final class TestSSHServer {
     }
 
     private init() throws {
+        Self.stopAbandonedServers()
         state = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("pipe-ssh-tests-\(getpid())")
         try? FileManager.default.removeItem(at: state)
         try FileManager.default.createDirectory(at: state, withIntermediateDirectories: true)
@@ -48,8 +49,10 @@ final class TestSSHServer {
 
         let hostKey = state.appendingPathComponent("host_ed25519")
         clientKey = state.appendingPathComponent("client_ed25519")
-        try Self.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "pipe-test-host", "-f", hostKey.path])
-        try Self.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "pipe-test-client", "-f", clientKey.path])
+        try Self.run(
+            "/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "pipe-test-host", "-f", hostKey.path])
+        try Self.run(
+            "/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", "pipe-test-client", "-f", clientKey.path])
         hostPublicKey = try String(contentsOfFile: hostKey.path + ".pub", encoding: .utf8)
             .split(separator: " ").prefix(2).joined(separator: " ")
         knownHosts = state.appendingPathComponent("known_hosts")
@@ -73,23 +76,25 @@ final class TestSSHServer {
         """.write(to: config, atomically: true, encoding: .utf8)
         try Self.run("/usr/sbin/sshd", ["-t", "-f", config.path])
         logFile = state.appendingPathComponent("sshd.log")
-        process = Process()
         try authorize(publicKeyFile: clientKey.path + ".pub")
-
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/sshd")
-        process.arguments = ["-D", "-e", "-f", config.path]
-        process.standardError = try FileHandle(forWritingTo: logFile)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        // Daemonized, not `-D` under Foundation's `Process`: Foundation notices a child's exit by EOF on a socket
+        // the child inherits, sshd closes inherited descriptors at start, and Foundation's one monitor thread then
+        // blocks in `waitpid` on the live sshd, hanging every later `Process` wait in this test process.
+        try Self.run("/usr/sbin/sshd", ["-f", config.path, "-E", logFile.path])
+        let pidFile = state.appendingPathComponent("sshd.pid")
         let deadline = Date().addingTimeInterval(10)
-        while !log().contains("Server listening on 127.0.0.1 port \(port)") {
-            guard process.isRunning, Date() < deadline else {
-                process.terminate()
+        var daemon: pid_t = 0
+        while daemon == 0 || !log().contains("Server listening on 127.0.0.1 port \(port)") {
+            daemon =
+                pid_t(
+                    (try? String(contentsOf: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                        ?? "") ?? 0
+            guard Date() < deadline else {
                 throw ServerFailure("sshd did not start listening on port \(port); its log:\n\(log())")
             }
             usleep(20_000)
         }
+        sshdPID = daemon
     }
 
     /// Adds a public key to the login user's authorized_keys.
@@ -122,31 +127,87 @@ final class TestSSHServer {
     }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        Self.stopServer(pid: sshdPID, state: state)
+    }
+
+    /// Stops an sshd started by a test process (checked by its command line naming `state`), removes `state`.
+    private static func stopServer(pid: pid_t, state: URL) {
+        let commandLine = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+        if pid > 1, commandLine.contains(state.path) {
+            kill(pid, SIGTERM)
         }
         try? FileManager.default.removeItem(at: state)
+    }
+
+    /// Stops servers left by test processes that died without stopping theirs.
+    private static func stopAbandonedServers() {
+        let temporary = URL(fileURLWithPath: NSTemporaryDirectory())
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: temporary.path)) ?? []
+        for entry in entries where entry.hasPrefix("pipe-ssh-tests-") {
+            guard let owner = pid_t(entry.dropFirst("pipe-ssh-tests-".count)), owner != getpid(),
+                kill(owner, 0) != 0 && errno == ESRCH
+            else { continue }
+            let state = temporary.appendingPathComponent(entry)
+            let pidText = (try? String(contentsOf: state.appendingPathComponent("sshd.pid"), encoding: .utf8)) ?? ""
+            stopServer(pid: pid_t(pidText.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0, state: state)
+        }
     }
 
     /// Runs a local tool, failing with its output when it fails.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String], environment: [String: String]? = nil) throws -> String {
+        String(decoding: try runData(tool, arguments, environment: environment), as: UTF8.self)
+    }
+
+    /// Runs a local tool and returns its standard output.
+    static func runData(_ tool: String, _ arguments: [String], environment: [String: String]? = nil) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         if let environment { process.environment = environment }
         let output = Pipe()
+        let errors = temporaryErrorFile()
         process.standardOutput = output
-        process.standardError = output
+        process.standardError = try FileHandle(forWritingTo: errors)
+        defer { try? FileManager.default.removeItem(at: errors) }
         try process.run()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
         guard process.terminationStatus == 0 else {
-            throw ServerFailure("\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(text)")
+            let text =
+                String(decoding: data, as: UTF8.self) + ((try? String(contentsOf: errors, encoding: .utf8)) ?? "")
+            throw ServerFailure(
+                "\(tool) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(text)")
         }
-        return text
+        return data
+    }
+
+    /// Starts a long-running tool with `posix_spawn`, stdio on /dev/null; stop it with `stopSpawned`.
+    ///
+    /// Not Foundation's `Process`: a daemon that keeps the descriptor Foundation watches for its child's exit
+    /// (ssh-agent does) makes `waitUntilExit` wait for the daemon, and one that closes it (sshd) hangs Foundation's
+    /// monitor thread.
+    static func spawn(_ tool: String, _ arguments: [String]) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor in Int32(0)...2 {
+            posix_spawn_file_actions_addopen(
+                &actions, descriptor, "/dev/null", descriptor == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        let argv = ([tool] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, tool, &actions, nil, argv, environ)
+        guard status == 0 else { throw ServerFailure("cannot start \(tool): \(String(cString: strerror(status)))") }
+        return pid
+    }
+
+    /// Stops and reaps a tool started with `spawn`.
+    static func stopSpawned(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        _ = waitpid(pid, &status, 0)
     }
 
     private static func loginUser() throws -> String {
@@ -188,6 +249,13 @@ final class TestSSHServer {
         init(server: TestSSHServer) { self.server = server }
         func testBundleDidFinish(_ testBundle: Bundle) { server.stop() }
     }
+}
+
+private func temporaryErrorFile() -> URL {
+    let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+        "pipe-ssh-test-\(UUID().uuidString).err")
+    _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+    return file
 }
 
 struct ServerFailure: Error, CustomStringConvertible {
