@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "PipeCore", dependencies: ["PipeBasics"], swiftSettings: strictSettings),
         .target(name: "PipeSpec", dependencies: ["PipeCore", "CYAML"], swiftSettings: strictSettings),
         .target(name: "PipeApple", dependencies: ["PipeCore", "PipeBasics"], swiftSettings: strictSettings),
-        .target(name: "PipeSSH", dependencies: ["PipeCore", "CSSH2"], swiftSettings: strictSettings),
+        .target(name: "PipeSSH", dependencies: ["PipeCore", "PipeBasics", "CSSH2"], swiftSettings: strictSettings),
         .target(name: "PipeGit", dependencies: ["PipeCore", "CGit2"], swiftSettings: strictSettings),
         .target(name: "PipeStore", dependencies: ["PipeCore", "CSQLite"], swiftSettings: strictSettings),
         .target(

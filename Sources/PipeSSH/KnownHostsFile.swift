@@ -1,4 +1,5 @@
 import Foundation
+import PipeBasics
 
 /// An OpenSSH-format known_hosts file, read for one decision: is the key a host presented the one recorded for it.
 ///
@@ -27,7 +28,7 @@ struct KnownHostsFile {
         func names(_ lookupName: String) -> Bool {
             switch names {
             case .hashed(let salt, let hash):
-                return HMACSHA1.authenticationCode(key: salt, message: Array(lookupName.utf8)) == hash
+                return HMACDigest.authenticationCode(.sha1, key: salt, message: Array(lookupName.utf8)) == hash
             case .patterns(let patterns):
                 var matched = false
                 for pattern in patterns {
