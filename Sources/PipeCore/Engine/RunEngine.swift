@@ -153,7 +153,10 @@ public final class RunEngine {
         // Cleans up over whatever connection is current then: a layer may have had to reconnect.
         defer { cleanUpRemote(remoteRunFolder, on: link.remote, journal: state.journal) }
         let remoteWorkspace = remoteRunFolder + "/workspace"
-        let upload = try remote.upload(directory: workspace, to: remoteWorkspace)
+        let upload = try remote.syncWorkspace(
+            directory: workspace,
+            cacheKey: Self.workspaceCacheKey(pipeline.repository, project: request.projectDirectory),
+            to: remoteWorkspace)
         state.journal.emit(.workspaceUploaded(host: session.host.name, bytes: upload.bytes, seconds: upload.seconds))
 
         // 5. Layers, in dependency order.
@@ -380,6 +383,13 @@ public final class RunEngine {
             }
             return
         }
+    }
+
+    /// Names the host-side cache of a workspace: one per repository and workspace folder, so runs of the same
+    /// project send only what changed.
+    static func workspaceCacheKey(_ repository: RepositorySpec, project: URL) -> String {
+        let identity = (repository.location ?? project.standardizedFileURL.path) + "\u{0}" + repository.workspacePath
+        return String(SHA256Digest.hex(of: Data(identity.utf8)).prefix(16))
     }
 
     /// Opens a new connection for the next attempt; when that fails too, the attempt fails as infrastructure.

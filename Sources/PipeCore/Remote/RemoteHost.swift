@@ -23,6 +23,11 @@ public protocol RemoteHost: AnyObject {
     /// Uploads a local folder's contents into `remoteDirectory` (created) as one tar stream, verified by digest.
     func upload(directory: URL, to remoteDirectory: String) throws -> TransferSummary
 
+    /// Brings `remoteDirectory` (created fresh) to the contents of the local `directory`, reusing what a cache on the
+    /// host (named by `cacheKey`, e.g. the repository) already holds: implementations may send only what changed
+    /// and clone the cache into `remoteDirectory`. The run folder never shares files with the cache or another run.
+    func syncWorkspace(directory: URL, cacheKey: String, to remoteDirectory: String) throws -> TransferSummary
+
     /// Downloads a remote file or folder as a tar stream into `localParent`, verified by digest; the item appears
     /// under its own name only once complete (written under a temporary name, then renamed).
     func download(_ remotePath: String, into localParent: URL, cancellation: CancellationToken) throws
@@ -30,6 +35,11 @@ public protocol RemoteHost: AnyObject {
 }
 
 extension RemoteHost {
+    /// Without a cache: the whole folder, as one verified tar stream.
+    public func syncWorkspace(directory: URL, cacheKey: String, to remoteDirectory: String) throws -> TransferSummary {
+        try upload(directory: directory, to: remoteDirectory)
+    }
+
     public func capture(_ command: String, timeoutSeconds: Double = 60) throws -> CapturedOutput {
         try capture(command, stdin: nil, timeoutSeconds: timeoutSeconds)
     }
