@@ -1,0 +1,81 @@
+import Foundation
+
+/// Who uses which host slot and which simulator, across every `pipe` process of a coordinator, and how the hosts'
+/// health checks went.
+///
+/// The engine leases a slot of a host before it uploads anything there (never more runs on a host than its
+/// `capacity`) and a simulator before a layer uses it (never two runs on one simulator at once), and releases both
+/// when the run ends. Leases live in the run store, not in memory, so separate processes see each other's. A lease
+/// whose owner process died (`RunOwner.liveness()` says `.dead`), or whose run has ended, is recovered by the next
+/// lease request on the same host, or by `recoverLeases`. Every call is synchronous and durable when it returns,
+/// like `RunStore`'s, and each lease request is one transaction: two processes asking for the last slot at once get
+/// one answer each, and only one gets the slot.
+///
+/// Health: `pipe hosts check` records every check; a host whose latest check failed is out of rotation
+/// (`HostHealth.isInRotation`) until a check passes again. `HostPoolChoice` ranks hosts with these records.
+public protocol HostLeaseStore: AnyObject {
+    // MARK: Leases
+
+    /// Takes one of the `capacity` slots of `host` for `runID`, unless live leases hold them all.
+    ///
+    /// Leases of `host` whose owner `isOwnerAlive` judges `.dead`, or whose run has ended, are recovered first. A
+    /// run that already holds a slot on `host` gets that same lease back.
+    func leaseHostSlot(
+        host: String, capacity: Int, runID: String, owner: RunOwner, at date: Date,
+        isOwnerAlive: (RunOwner) -> RunOwner.Liveness
+    ) throws -> HostLeaseOutcome
+
+    /// Takes simulator `udid` of `host` for `runID`, unless another run holds it. Dead owners' leases are recovered
+    /// first, as for slots. The run that already holds it gets that same lease back (with `layer` updated).
+    func leaseSimulator(
+        host: String, udid: String, runID: String, layer: String?, owner: RunOwner, at date: Date,
+        isOwnerAlive: (RunOwner) -> RunOwner.Liveness
+    ) throws -> HostLeaseOutcome
+
+    /// Gives a lease back; `false` when it was already released or recovered.
+    @discardableResult
+    func releaseLease(id: Int64) throws -> Bool
+
+    /// Gives back every lease of a run (when it ends, however it ends); returns what was released.
+    @discardableResult
+    func releaseLeases(runID: String) throws -> [HostLease]
+
+    /// The leases held now, on `host` or on every host, oldest first.
+    func activeLeases(host: String?) throws -> [HostLease]
+
+    /// Removes, on every host, the leases whose owner is dead or whose run has ended; returns them.
+    func recoverLeases(isOwnerAlive: (RunOwner) -> RunOwner.Liveness) throws -> [HostLease]
+
+    // MARK: Health
+
+    /// Records one health check of a host (the store keeps the latest 100 of each host).
+    func recordHealth(_ record: HostHealthRecord) throws
+
+    /// What the checks say about `hosts` (every host ever checked when `nil`); hosts never checked are left out.
+    func hostHealth(_ hosts: [String]?) throws -> [HostHealth]
+}
+
+extension HostLeaseStore {
+    /// `leaseHostSlot` now, judging owners with `RunOwner.liveness()`.
+    public func leaseHostSlot(host: String, capacity: Int, runID: String, owner: RunOwner = .current())
+        throws -> HostLeaseOutcome
+    {
+        try leaseHostSlot(
+            host: host, capacity: capacity, runID: runID, owner: owner, at: Date(), isOwnerAlive: { $0.liveness() })
+    }
+
+    /// `leaseSimulator` now, judging owners with `RunOwner.liveness()`.
+    public func leaseSimulator(
+        host: String, udid: String, runID: String, layer: String?, owner: RunOwner = .current()
+    ) throws -> HostLeaseOutcome {
+        try leaseSimulator(
+            host: host, udid: udid, runID: runID, layer: layer, owner: owner, at: Date(),
+            isOwnerAlive: { $0.liveness() })
+    }
+
+    /// `recoverLeases`, judging owners with `RunOwner.liveness()`.
+    @discardableResult
+    public func recoverLeases() throws -> [HostLease] {
+        try recoverLeases { $0.liveness() }
+    }
+}
