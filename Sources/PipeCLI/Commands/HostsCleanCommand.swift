@@ -96,7 +96,7 @@ enum HostsCleanCommand {
         var failures: [String] = []
         for (host, result) in zip(busyHosts, results) {
             switch result {
-            case .failure(let error): failures.append("host \(host.name): \(error)")
+            case .failure(let error): failures.append("host \(host.name): \(error.message)")
             case .success(let done): outcomes += done
             }
         }
