@@ -78,4 +78,47 @@ extension HostLeaseStore {
     public func recoverLeases() throws -> [HostLease] {
         try recoverLeases { $0.liveness() }
     }
+
+    /// Ranks `hosts` with what the store knows now (`HostPoolChoice`): slot leases of live runs, health checks.
+    /// Dead owners' leases are recovered first, so they do not count as busy.
+    public func poolChoice(for hosts: [HostConfig]) throws -> HostPoolChoice {
+        try recoverLeases()
+        let leases = try activeLeases(host: nil).filter { $0.kind == .hostSlot }
+        let health = try hostHealth(hosts.map(\.name))
+        return HostPoolChoice.rank(
+            hosts.map { host in
+                HostPoolChoice.Candidate(
+                    host: host, leasedSlots: leases.filter { $0.host == host.name }.count,
+                    health: health.first { $0.host == host.name })
+            })
+    }
+
+    /// Leases a slot on the best of `hosts` (the pipeline's matching hosts, in its order) that has one, trying them
+    /// in `HostPoolChoice` order: another process may take the last slot of a host between the ranking and the
+    /// request, and then the next host is asked. `excluding` names hosts this run already failed on.
+    public func leaseBestHost(
+        among hosts: [HostConfig], runID: String, owner: RunOwner = .current(), excluding: Set<String> = []
+    ) throws -> HostPoolLease {
+        let choice = try poolChoice(for: hosts.filter { !excluding.contains($0.name) })
+        for ranked in choice.ranked {
+            let outcome = try leaseHostSlot(
+                host: ranked.host.name, capacity: ranked.host.capacity, runID: runID, owner: owner)
+            if let lease = outcome.lease { return .leased(host: ranked.host, lease: lease, reason: ranked.reason) }
+        }
+        if !choice.ranked.isEmpty {
+            // Every ranked host filled up meanwhile: rank again, so the explanation names the new holders.
+            let now = try poolChoice(for: hosts.filter { !excluding.contains($0.name) })
+            return .unavailable(explanation: now.explanation ?? "every matching host filled up", choice: now)
+        }
+        let left = hosts.filter { !excluding.contains($0.name) }
+        if left.isEmpty && !excluding.isEmpty {
+            let tried = excluding.sorted().joined(separator: ", ")
+            return .unavailable(explanation: "every matching host was tried and failed: \(tried)", choice: choice)
+        }
+        var explanation = choice.explanation ?? "no host matches"
+        if !excluding.isEmpty {
+            explanation += " (already tried and failed: \(excluding.sorted().joined(separator: ", ")))"
+        }
+        return .unavailable(explanation: explanation, choice: choice)
+    }
 }
