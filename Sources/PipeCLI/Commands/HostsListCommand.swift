@@ -24,6 +24,8 @@ enum HostsListCommand {
     static func execute(_ session: HostsSession) throws -> Int32 {
         let hosts = try session.hosts()
         let store = try session.store
+        // Leases of dead processes or ended runs are not "in use": take them back before counting.
+        try store.recoverLeases()
         let leases = try store.activeLeases(host: nil)
         let health = Dictionary(
             try store.hostHealth(hosts.map(\.name)).map { ($0.host, $0) }, uniquingKeysWith: { first, _ in first })
