@@ -61,7 +61,9 @@ final class HostsLeaseDisplayTests: HostsEndToEndTests {
     private func insertLease(_ kind: String, host: String, udid: String?, runID: String, layer: String?, pid: Int32)
         throws
     {
-        let hostname = ProcessInfo.processInfo.hostName
+        var buffer = [CChar](repeating: 0, count: 256)
+        gethostname(&buffer, buffer.count - 1)
+        let hostname = String(cString: buffer)  // as `pipe` names this machine in a lease's owner
         let values = [
             "'\(kind)'", "'\(host)'", udid.map { "'\($0)'" } ?? "NULL", "'\(runID)'", layer.map { "'\($0)'" } ?? "NULL",
             "'\(hostname)'", "\(pid)", "NULL", "'2026-11-29T14:03:12.000Z'",

@@ -55,8 +55,9 @@ enum SimsListCommand {
             }
         }
         // Who holds what, so a person sees why a simulator that looks free is not chosen.
-        let leases =
-            (try? session.store.recoverLeases()).flatMap { _ in try? session.store.activeLeases(host: nil) } ?? []
+        let store = try? session.store
+        _ = try? store?.recoverLeases()
+        let leases = (try? store?.activeLeases(host: nil)) ?? []
         func leaseHolder(_ host: String, _ udid: String) -> HostLease? {
             leases.first { $0.kind == .simulator && $0.host == host && $0.simulatorUDID == udid.uppercased() }
         }
