@@ -74,6 +74,11 @@ final class HostsCleanTests: HostsEndToEndTests {
         let expectedBytes = measured.stdout.split(separator: "\n").compactMap { Int64($0) }.reduce(0, +)
         XCTAssertGreaterThan(expectedBytes, 0)
 
+        // A folder this store has no record of (its run was pruned first, or another coordinator's) is only named.
+        let mac3 = host("mac-3")
+        let unknown = "/home/\(mac3.user)/\(workDirectory("mac-3"))/runs/20261128-090000-0b0b"
+        XCTAssertEqual(try mac3.inspect("mkdir -p \(unknown)/workspace && echo x > \(unknown)/workspace/f").exitCode, 0)
+
         // A dry run changes nothing and says what would happen.
         let dry = try project.pipe(["hosts", "clean", "--dry-run"])
         XCTAssertEqual(dry.exitCode, 0, dry.combined)
@@ -95,6 +100,10 @@ final class HostsCleanTests: HostsEndToEndTests {
                 "in 1 run folder on 1 host",
                 "stopped 1 process group",
             ])
+        assertContains(
+            clean.stderr,
+            ["note: host mac-3 keeps a run folder this run store does not know", unknown, "Pipe leaves it alone"])
+        XCTAssertEqual(try mac3.inspect("test -f \(unknown)/workspace/f").exitCode, 0, "left alone")
         XCTAssertEqual(try processes(on: mac1, mentioning: folderA), [], "run A's processes are gone")
         XCTAssertNotEqual(try mac1.inspect("test -e \(folderA)").exitCode, 0, "run A's folder is gone")
 

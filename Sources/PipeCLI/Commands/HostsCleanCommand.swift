@@ -16,7 +16,9 @@ enum HostsCleanCommand {
             first. A process group is stopped (SIGTERM, then SIGKILL) only while one of its processes still \
             names the run's folder, so a group id the host has since given to something else is left alone. Each \
             folder is measured (`find … -type f` with `stat -f %z`) before it goes; the total freed is printed. \
-            --dry-run shows what would be stopped and freed, and changes nothing.
+            Folders under a host's runs/ that the run store does not know at all (runs pruned before their folder \
+            was cleaned, or another coordinator's) are named, never removed. --dry-run shows what would be stopped \
+            and freed, and changes nothing.
 
             Examples:
               pipe hosts clean
@@ -86,18 +88,31 @@ enum HostsCleanCommand {
             work[hostName, default: []].append(Item(cleanup: cleanup, groups: groups))
         }
 
-        let busyHosts = hosts.filter { work[$0.name] != nil }
+        // Every host is visited, also those with nothing pending, to find run folders this store does not know.
         let environment = session.environment
-        let results = HostsSession.concurrently(busyHosts) { host in
+        let results = HostsSession.concurrently(hosts) { host in
             clean(work[host.name] ?? [], on: host, environment: environment, dryRun: dryRun)
         }
 
         var outcomes: [Outcome] = []
         var failures: [String] = []
-        for (host, result) in zip(busyHosts, results) {
+        var unknownFolders: [(host: String, folders: [String])] = []
+        for (host, result) in zip(hosts, results) {
             switch result {
-            case .failure(let error): failures.append("host \(host.name): \(error.message)")
-            case .success(let done): outcomes += done
+            case .failure(let error) where work[host.name] == nil:
+                skipped.append("host \(host.name) could not be reached (\(error.message)); nothing was pending there")
+            case .failure(let error):
+                failures.append("host \(host.name): \(error.message)")
+            case .success(let visit):
+                outcomes += visit.outcomes
+                let unknown = try visit.runFolders.filter { folder in
+                    let name = String(folder.split(separator: "/").last ?? "")
+                    guard RunID(name) != nil, !visit.outcomes.contains(where: { $0.item.cleanup.runID == name }) else {
+                        return false
+                    }
+                    return try store.run(name) == nil
+                }
+                if !unknown.isEmpty { unknownFolders.append((host.name, unknown)) }
             }
         }
         if !dryRun {
@@ -113,6 +128,15 @@ enum HostsCleanCommand {
         }
 
         report(outcomes, dryRun: dryRun, hosts: hosts, console: console)
+        for (host, folders) in unknownFolders {
+            // Runs pruned before their folder was cleaned, or runs of another coordinator (in progress, maybe):
+            // nothing here says which, so Pipe leaves them alone.
+            skipped.append(
+                "host \(host) keeps \(folders.count == 1 ? "a run folder" : "\(folders.count) run folders") this run "
+                    + "store does not know (a run pruned before its folder was cleaned, or another coordinator's "
+                    + "run): \(folders.joined(separator: ", ")); Pipe leaves \(folders.count == 1 ? "it" : "them") "
+                    + "alone: remove by hand what no run uses")
+        }
         for line in skipped { console.err("note: \(line)\n") }
         for failure in failures { console.err("error: \(failure)\n") }
         return failures.isEmpty ? 0 : PipeExitCode.environmentFailure.rawValue
@@ -166,8 +190,20 @@ enum HostsCleanCommand {
         + "echo \"pipe-size $n $s\"; [ \"$2\" = remove ] || exit 0; rm -rf -- \"$f\"; "
         + "[ ! -e \"$f\" ] || { echo \"$f is still there after rm -rf\" >&2; exit 1; }"
 
+    /// Prints the absolute path of every folder in `$1/runs` (`$1`: the work folder, relative to the home).
+    static let runFoldersScript =
+        "d=$1; case \"$d\" in '~/'*) d=${d#??} ;; esac; [ -d \"$d/runs\" ] || exit 0; cd \"$d/runs\" || exit 1; "
+        + "for f in *; do [ -d \"$f\" ] && printf '%s\\n' \"$PWD/$f\"; done; exit 0"
+
+    /// What one host's visit found and did.
+    struct Visit {
+        var outcomes: [Outcome]
+        /// Every folder under the work folder's `runs/` after the clean-up (or before, with `--dry-run`).
+        var runFolders: [String]
+    }
+
     private static func clean(_ items: [Item], on host: HostConfig, environment: [String: String], dryRun: Bool)
-        -> Result<[Outcome], RemoteError>
+        -> Result<Visit, RemoteError>
     {
         let remote: SSHRemoteHost
         do {
@@ -191,7 +227,14 @@ enum HostsCleanCommand {
             }
             outcomes.append(outcome)
         }
-        return .success(outcomes)
+        var folders: [String] = []
+        let listing = try? remote.capture(
+            ShellQuote.join(["/bin/sh", "-c", runFoldersScript, "pipe-run-folders", host.workDirectory]),
+            timeoutSeconds: 60)
+        if let listing, listing.exit == .exited(0) {
+            folders = listing.stdoutText.split(separator: "\n").map(String.init)
+        }
+        return .success(Visit(outcomes: outcomes, runFolders: folders))
     }
 
     private static func stopGroups(of item: Item, on remote: SSHRemoteHost, dryRun: Bool, into outcome: inout Outcome)
