@@ -150,5 +150,39 @@ enum StoreSchema {
                 WHEN EXISTS (SELECT 1 FROM runs WHERE id = OLD.run_id)
                 BEGIN SELECT RAISE(ABORT, 'events are append-only: they are removed only with their run'); END;
                 """),
+        Migration(
+            version: 3,
+            summary: "host leases (a slot of a host, one simulator) held by runs across processes, and host health "
+                + "checks",
+            sql: """
+                CREATE TABLE host_leases (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    kind TEXT NOT NULL CHECK (kind IN ('host-slot', 'simulator')),
+                    host TEXT NOT NULL,
+                    simulator_udid TEXT,
+                    run_id TEXT NOT NULL,
+                    layer TEXT,
+                    owner_host TEXT NOT NULL,
+                    owner_pid INTEGER NOT NULL,
+                    owner_start TEXT,
+                    acquired_at TEXT NOT NULL,
+                    CHECK ((kind = 'simulator') = (simulator_udid IS NOT NULL))
+                ) STRICT;
+                CREATE UNIQUE INDEX host_leases_one_run_per_simulator ON host_leases (host, simulator_udid)
+                WHERE kind = 'simulator';
+                CREATE UNIQUE INDEX host_leases_one_slot_per_run ON host_leases (host, run_id) WHERE kind = 'host-slot';
+                CREATE INDEX host_leases_by_run ON host_leases (run_id);
+
+                CREATE TABLE host_health (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    host TEXT NOT NULL,
+                    checked_at TEXT NOT NULL,
+                    usable INTEGER NOT NULL CHECK (usable IN (0, 1)),
+                    problem TEXT,
+                    latency_seconds REAL CHECK (latency_seconds IS NULL OR latency_seconds >= 0),
+                    source TEXT NOT NULL
+                ) STRICT;
+                CREATE INDEX host_health_by_host ON host_health (host, checked_at);
+                """),
     ]
 }

@@ -11,7 +11,7 @@ final class SchemaMigrationTests: StoreTestCase {
     func testNewFileGetsTheCurrentSchemaInWALMode() throws {
         let store = try openStore()
         XCTAssertEqual(try store.schemaVersion(), SQLiteRunStore.supportedSchemaVersion)
-        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 2)
+        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 3)
         let raw = try rawDatabase()
         XCTAssertEqual(try raw.text("PRAGMA journal_mode"), "wal")
         XCTAssertEqual(try raw.integer("PRAGMA application_id"), 0x5049_5045)
@@ -41,7 +41,7 @@ final class SchemaMigrationTests: StoreTestCase {
         XCTAssertEqual(try SQLiteDatabase(path: v1.path).integer("PRAGMA user_version"), 1)
 
         let store = try SQLiteRunStore(location: v1)
-        XCTAssertEqual(try store.schemaVersion(), 2)
+        XCTAssertEqual(try store.schemaVersion(), SQLiteRunStore.supportedSchemaVersion)
 
         // Everything version 1 held reads back through the current API.
         let finished = try XCTUnwrap(try store.run("20261118-100000-1a2b"))
@@ -93,10 +93,11 @@ final class SchemaMigrationTests: StoreTestCase {
 
         XCTAssertThrowsError(try openStore()) { error in
             XCTAssertEqual(
-                error as? StoreError, .schemaTooNew(path: storeURL.path, found: 7, supported: 2))
+                error as? StoreError,
+                .schemaTooNew(path: storeURL.path, found: 7, supported: SQLiteRunStore.supportedSchemaVersion))
             let message = "\(error)"
             XCTAssertTrue(message.contains("schema version 7"), message)
-            XCTAssertTrue(message.contains("up to 2"), message)
+            XCTAssertTrue(message.contains("up to \(SQLiteRunStore.supportedSchemaVersion)"), message)
             XCTAssertTrue(message.contains("newer Pipe"), message)
             XCTAssertTrue(message.contains(storeURL.path), message)
         }

@@ -22,6 +22,7 @@ public enum PipeCommandLine {
         groups: [
             CommandGroup("COMMANDS", [RunCommand.spec, RerunCommand.spec, ValidateCommand.spec]),
             CommandGroup("RUN HISTORY", [RunsCommand.spec]),
+            CommandGroup("HOSTS", [HostsCommand.spec, SimsCommand.spec]),
         ],
         sections: [
             HelpSection(
@@ -71,6 +72,8 @@ public enum PipeCommandLine {
                 case ["rerun"]: return try RerunCommand.execute(context)
                 case ["validate"]: return try ValidateCommand.execute(context)
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
+                case let hosts where hosts.first == "hosts": return try HostsCommand.execute(hosts, context)
+                case let sims where sims.first == "sims": return try SimsCommand.execute(sims, context)
                 default:
                     console.err("error: '\(path.joined(separator: " "))' has no implementation\n")
                     return PipeExitCode.usage.rawValue
