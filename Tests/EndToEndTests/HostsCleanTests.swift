@@ -4,7 +4,7 @@ import XCTest
 
 /// `pipe hosts clean` after a coordinator was killed mid-run, while another run is in progress on another host.
 final class HostsCleanTests: HostsEndToEndTests {
-    typealias BackgroundPipe = RunsEndToEndTests.BackgroundPipe
+    typealias BackgroundPipe = EmulatedHostTestCase.BackgroundPipe
 
     /// Makes the first intent test take `seconds` (slept by the emulator), so a run stays in that layer.
     private func makeIntentLayerHang(_ seconds: Double) throws {
