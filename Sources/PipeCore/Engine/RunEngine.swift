@@ -15,7 +15,11 @@ public final class RunEngine {
     private let events: EventSink
     private let cancellation: CancellationToken
     private let store: RunStore?
+    /// Host slots and simulators, shared with every other `pipe` process of the coordinator (the run store).
+    private var leases: HostLeaseStore? { store as? HostLeaseStore }
     private let clock: () -> Date
+    /// How long a run waits for a free host slot or simulator before giving up (infrastructure).
+    public var leaseWaitSeconds: Double = 3600
 
     public init(
         checkout: SourceCheckout, connector: HostConnector, inspector: HostInspector, plugins: PluginRegistry,
@@ -73,6 +77,8 @@ public final class RunEngine {
 
         let localWork = request.projectDirectory.appendingPathComponent(".pipe/work/\(runID.value)", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: localWork) }
+        // Host slots and simulators go back however the run ends.
+        defer { _ = try? leases?.releaseLeases(runID: runID.value) }
         do {
             try execute(request, state: &state, localWork: localWork)
         } catch let error as RequestError {
@@ -174,11 +180,16 @@ public final class RunEngine {
         var connected: ConnectedHost
     }
 
+    /// Leases a slot on the best matching host (capacity and health respected, across processes), then connects.
+    ///
+    /// Default policy: an infrastructure failure is retried once, on another host where there is one. A host that
+    /// cannot be reached or refuses Pipe is recorded unhealthy and leaves rotation until `pipe hosts check` passes.
     private func connect(_ candidates: [HostConfig], state: inout RunState) throws -> Session {
-        var lastError: Error?
-        // Default policy: an infrastructure failure is retried once, on another host where there is one.
-        let attempts = candidates.count > 1 ? Array(candidates.prefix(2)) : [candidates[0], candidates[0]]
-        for (index, host) in attempts.enumerated() {
+        var lastError: RemoteError?
+        var failed: Set<String> = []
+        for attempt in 1...2 {
+            try checkCancelled()
+            let host = try leaseHost(candidates, excluding: candidates.count > 1 ? failed : [], state: &state)
             do {
                 let connected = try connector.connect(host, cancellation: cancellation)
                 state.record.host = .init(
@@ -191,19 +202,99 @@ public final class RunEngine {
                         fingerprint: connected.fingerprint))
                 return Session(host: host, connected: connected)
             } catch let error as RemoteError {
-                // A host key or login problem is not transient: retrying would only repeat the refusal.
-                if [.hostKeyUnknown, .hostKeyChanged, .authentication].contains(error.kind) { throw error }
+                _ = try? leases?.releaseLeases(runID: state.runID)
+                try? leases?.recordHealth(
+                    HostHealthRecord(
+                        host: host.name, checkedAt: clock(), usable: false, problem: error.message,
+                        source: "run \(state.runID)"))
+                failed.insert(host.name)
                 lastError = error
-                if index == 0 {
-                    state.journal.emit(.warning("\(error.description); retrying once"))
-                    try checkCancelled()
-                }
+                // A host key or login problem is not transient: the same host would only refuse again.
+                let refusal = [.hostKeyUnknown, .hostKeyChanged, .authentication].contains(error.kind)
+                if refusal && candidates.count == 1 { throw error }
+                if attempt == 1 { state.journal.emit(.warning("\(error.description); retrying once")) }
             }
         }
         throw lastError ?? RemoteError(.unreachable, host: candidates[0].name, "could not connect")
     }
 
-    /// What every layer of one run shares.
+    /// The host to use: without a store, the first candidate not yet failed; with one, a leased slot, waiting
+    /// while every matching host is busy.
+    private func leaseHost(_ candidates: [HostConfig], excluding failed: Set<String>, state: inout RunState) throws
+        -> HostConfig
+    {
+        guard let leases else { return candidates.first { !failed.contains($0.name) } ?? candidates[0] }
+        let deadline = clock().addingTimeInterval(leaseWaitSeconds)
+        var announced = false
+        while true {
+            switch try leases.leaseBestHost(among: candidates, runID: state.runID, excluding: failed) {
+            case .leased(let host, _, let reason):
+                if candidates.count > 1 { state.journal.emit(.warning("host \(host.name) chosen: \(reason)")) }
+                return host
+            case .unavailable(let explanation, let choice):
+                let busy = choice.excluded.contains { $0.why == .busy }
+                guard busy, clock() < deadline else {
+                    throw RemoteError(.unreachable, host: candidates.map(\.name).joined(separator: ", "), explanation)
+                }
+                if !announced {
+                    state.journal.emit(.warning("waiting for a free host slot: \(explanation)"))
+                    announced = true
+                }
+                try pause(seconds: 1)
+            }
+        }
+    }
+
+    /// A simulator this run may use now: the one wanted when no other run holds it, else the next best one that
+    /// is free, waiting while every fitting simulator is busy. Without a store, the one wanted.
+    private func leaseSimulator(
+        _ wanted: Simulator, layer: String, context: LayerRunContext, excluding tried: Set<String>,
+        state: inout RunState
+    ) throws -> Simulator {
+        guard let leases else { return wanted }
+        let host = context.hostName
+        let deadline = clock().addingTimeInterval(leaseWaitSeconds)
+        var candidate = wanted
+        var announced = false
+        while true {
+            let outcome = try leases.leaseSimulator(host: host, udid: candidate.udid, runID: state.runID, layer: layer)
+            if outcome.isGranted {
+                if candidate.udid != wanted.udid {
+                    state.journal.emit(
+                        .warning("\(wanted.summary) is in use (\(outcome.refusal ?? "busy")); using \(candidate.summary)"))
+                }
+                return candidate
+            }
+            let heldByOthers = Set(
+                try leases.activeLeases(host: host).filter { $0.kind == .simulator && $0.runID != state.runID }
+                    .compactMap(\.simulatorUDID))
+            if context.criteria.udid == nil,
+                let next = try? inspector.choose(
+                    context.criteria, among: context.simulators, excluding: heldByOthers.union(tried),
+                    udidSource: "the pool")
+            {
+                candidate = next.simulator
+                continue
+            }
+            guard clock() < deadline else {
+                throw RemoteError(
+                    .unreachable, host: host, "no fitting simulator came free: \(outcome.refusal ?? "all busy")")
+            }
+            if !announced {
+                state.journal.emit(.warning("waiting for a free simulator: \(outcome.refusal ?? "all busy")"))
+                announced = true
+            }
+            try pause(seconds: 1)
+            candidate = wanted
+        }
+    }
+
+    /// Sleeps, waking early (and throwing) when the run is cancelled.
+    private func pause(seconds: Double) throws {
+        waitForRetry(seconds: seconds)
+        try checkCancelled()
+    }
+
     /// The connection to the run's host; replaced when a layer lost it and is retried.
     private final class HostLink {
         let host: HostConfig
@@ -271,6 +362,10 @@ public final class RunEngine {
         var outcomes: [LayerOutcome] = []
         let maximumAttempts = 1 + policy.infrastructure + policy.timedOut + policy.tests
         for attempt in 1...maximumAttempts {
+            if pluginType.needsSimulator, let wanted = simulator {
+                simulator = try leaseSimulator(
+                    wanted, layer: spec.name, context: context, excluding: usedSimulators, state: &state)
+            }
             let layerFolder = state.runFolder.appendingPathComponent(
                 attempt == 1 ? spec.name : "\(spec.name)/attempt-\(attempt)", isDirectory: true)
             try FileManager.default.createDirectory(at: layerFolder, withIntermediateDirectories: true)
