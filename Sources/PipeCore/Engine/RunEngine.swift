@@ -261,7 +261,8 @@ public final class RunEngine {
             if outcome.isGranted {
                 if candidate.udid != wanted.udid {
                     state.journal.emit(
-                        .warning("\(wanted.summary) is in use (\(outcome.refusal ?? "busy")); using \(candidate.summary)"))
+                        .warning(
+                            "\(wanted.summary) is in use (\(outcome.refusal ?? "busy")); using \(candidate.summary)"))
                 }
                 return candidate
             }
