@@ -38,10 +38,12 @@ let package = Package(
             path: "Plugins/XcodebuildTestPlugin",
             swiftSettings: strictSettings
         ),
+        .target(name: "PipeReport", dependencies: ["PipeCore", "PipeApple", "PipeBasics"], swiftSettings: strictSettings),
         .target(
             name: "PipeCLI",
             dependencies: [
-                "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "XcodebuildTestPlugin",
+                "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
+                "XcodebuildTestPlugin",
             ],
             swiftSettings: strictSettings
         ),
@@ -64,6 +66,8 @@ let package = Package(
         .testTarget(name: "PipeSSHTests", dependencies: ["PipeSSH", "PipeTestSupport"]),
         .testTarget(name: "PipeGitTests", dependencies: ["PipeGit", "PipeTestSupport"]),
         .testTarget(name: "PipeStoreTests", dependencies: ["PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "PipeReportTests", dependencies: ["PipeReport", "PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
