@@ -20,7 +20,7 @@ public enum PipeCommandLine {
             .value("store", valueName: "path", help: "The run store, a SQLite file (default: .pipe/pipe.db)."),
         ],
         groups: [
-            CommandGroup("COMMANDS", [RunCommand.spec, ValidateCommand.spec]),
+            CommandGroup("COMMANDS", [RunCommand.spec, ValidateCommand.spec, ReportCommand.spec]),
             CommandGroup("RUN HISTORY", [RunsCommand.spec]),
         ],
         sections: [
@@ -69,6 +69,7 @@ public enum PipeCommandLine {
                 switch path {
                 case ["run"]: return try RunCommand.execute(context)
                 case ["validate"]: return try ValidateCommand.execute(context)
+                case ["report"]: return try ReportCommand.execute(context)
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 default:
                     console.err("error: '\(path.joined(separator: " "))' has no implementation\n")
