@@ -16,7 +16,7 @@ public final class XcodebuildLogScanner {
     }
 
     public let parser = XcodebuildLogParser()
-    /// Bytes read and parsed (up to `stop`, when there is one).
+    /// Bytes read (up to `stop`, when there is one).
     public private(set) var bytesRead: Int64 = 0
     /// Set when a NUL byte showed the input is binary (a compressed log, a result bundle's file): nothing after it
     /// is read.
@@ -39,17 +39,21 @@ public final class XcodebuildLogScanner {
             guard let base = raw.baseAddress, let hit = memchr(base, 0, raw.count) else { return nil }
             return UnsafeRawPointer(hit) - base
         }
-        let text = nulIndex.map { chunk.prefix($0) } ?? chunk
-        var events = parser.feed(text)
-        keepTail(text)
-        bytesRead += Int64(text.count)
-        if nulIndex != nil {
-            // The line holding the NUL is not read: what came before it is, and is reported.
-            stop = Stop(
-                byteOffset: bytesRead, line: parser.facts.lineCount + 1,
-                reason: "a NUL byte: this is binary data, not an xcodebuild log")
-            events += parser.finish()
+        guard let nulIndex else {
+            keepTail(chunk)
+            bytesRead += Int64(chunk.count)
+            return parser.feed(chunk)
         }
+        // The lines before the NUL are read; the line holding it is not (it is not text), so the parser is not
+        // asked to finish it.
+        let text = chunk.prefix(nulIndex)
+        let events = parser.feed(text)
+        let lastLineEnd = text.lastIndex { $0 == 0x0A || $0 == 0x0D }.map { $0 + 1 - text.startIndex } ?? 0
+        keepTail(text.prefix(lastLineEnd), cutPartialLine: lastLineEnd == 0)
+        bytesRead += Int64(nulIndex)
+        stop = Stop(
+            byteOffset: bytesRead, line: parser.facts.lineCount + 1,
+            reason: "a NUL byte: this is binary data, not an xcodebuild log")
         return events
     }
 
@@ -71,7 +75,13 @@ public final class XcodebuildLogScanner {
         return kept.map { $0.count > 240 ? String($0.prefix(240)) + "…" : $0 }
     }
 
-    private func keepTail(_ bytes: Data) {
+    /// - Parameter cutPartialLine: the line in progress at the end of the tail is not text: drop it.
+    private func keepTail(_ bytes: Data, cutPartialLine: Bool = false) {
+        if cutPartialLine {
+            let end = tail.lastIndex { $0 == 0x0A || $0 == 0x0D }.map { $0 + 1 } ?? 0
+            tail.removeSubrange(end...)
+            return
+        }
         if bytes.count >= tailBytes {
             let start = bytes.index(bytes.endIndex, offsetBy: -tailBytes)
             tailStartsAtLineStart = start == bytes.startIndex || bytes[bytes.index(before: start)] == 0x0A

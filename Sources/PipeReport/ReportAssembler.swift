@@ -90,9 +90,12 @@ public final class ReportAssembler {
     public func endLog(readError: String? = nil) {
         guard let scanner else { return }
         handle(scanner.finish())
-        let position = "line \(scanner.facts.lineCount + 1) (byte \(scanner.bytesRead))"
-        let consequence = scanner.bytesRead == 0
-            ? "nothing was read from it" : "the \(scanner.facts.lineCount) lines before it are reported"
+        let lines = scanner.facts.lineCount
+        let position = "line \(lines + 1) (byte \(scanner.bytesRead))"
+        let consequence =
+            lines == 0
+            ? "nothing before it could be read"
+            : (lines == 1 ? "the line before it is reported" : "the \(lines) lines before it are reported")
         if let stop = scanner.stop {
             problems.append(
                 InputProblem(
@@ -102,14 +105,14 @@ public final class ReportAssembler {
             problems.append(
                 InputProblem(source: logSource, position: position, message: readError, consequence: consequence))
         }
-        if scanner.bytesRead > 0 {
+        if lines > 0 {
             readSomething = true
             if logSource != "-" {
                 artifacts.append(
                     ArtifactRecord(
                         kind: .log, path: logSource, bytes: scanner.bytesRead, sha256: logDigest.finalizeHex()))
             }
-        } else if scanner.stop == nil, readError == nil {
+        } else if scanner.stop == nil, readError == nil, scanner.bytesRead == 0 {
             problems.append(
                 InputProblem(
                     source: logSource, position: nil, message: "the log is empty",
@@ -163,7 +166,11 @@ public final class ReportAssembler {
             testResults = results
             readSomething = true
             if partial, var last = problems.popLast() {
-                last.consequence = "the \(results.testCases.count) test cases read before it are reported"
+                let count = results.testCases.count
+                last.consequence =
+                    count == 1
+                    ? "the test case read before it is reported"
+                    : "the \(count) test cases read before it are reported"
                 problems.append(last)
             }
         } catch {
@@ -239,13 +246,15 @@ public final class ReportAssembler {
         return "this is \(actual.command) output; give it with \(actual.option)"
     }
 
+    /// A node cut short loses the keys after `children`; its whole descendants take its place, since test cases
+    /// are found at any depth.
     private static func wholeNodes(_ nodes: [Any]) -> [Any] {
-        nodes.compactMap { element -> Any? in
-            guard var node = element as? [String: Any], node["nodeType"] is String, node["name"] is String else {
-                return nil
-            }
-            if let children = node["children"] as? [Any] { node["children"] = wholeNodes(children) }
-            return node
+        nodes.flatMap { element -> [Any] in
+            guard var node = element as? [String: Any] else { return [] }
+            let children = wholeNodes(node["children"] as? [Any] ?? [])
+            guard node["nodeType"] is String, node["name"] is String else { return children }
+            if node["children"] != nil { node["children"] = children }
+            return [node]
         }
     }
 
@@ -260,7 +269,7 @@ public final class ReportAssembler {
     /// Classifies what was read and builds the record; `nil` when nothing at all could be read.
     public func finish() -> ReportResult? {
         guard readSomething else { return nil }
-        let (tests, earlierRuns, alreadyShown) = finalTests()
+        let (tests, earlierRuns, alreadyShown, complete) = finalTests()
         for test in tests.dropFirst(alreadyShown) { events.emit(.testFinished(layer: options.layer, result: test)) }
         let bundleSummary =
             summary ?? testResults.map(XcresultSummary.init(tests:)) ?? legacyRecord.map(XcresultSummary.init(legacy:))
@@ -277,6 +286,12 @@ public final class ReportAssembler {
             } else {
                 verdict.evidence.append(line)
             }
+        }
+        if verdict.outcome == .passed || verdict.outcome == .flaky, let partial = decidingInputProblem {
+            verdict = XcodebuildVerdict(
+                outcome: .infrastructure,
+                evidence: ["\(partial.source) could not be read in full: a pass cannot be judged from part of the input"]
+                    + verdict.evidence)
         }
         for problem in problems {
             verdict.evidence.append("input: \(problem)")
@@ -311,8 +326,12 @@ public final class ReportAssembler {
                 layer: options.layer, attempt: 1,
                 result: LayerResultSummary(
                     outcome: verdict.outcome, evidence: verdict.evidence, exitText: attempt.exit,
-                    passedTests: tests.filter { $0.status == .passed }.count,
-                    failedTests: tests.filter { $0.status == .failed }.count, seconds: times.seconds ?? 0)))
+                    passedTests: complete
+                        ? tests.filter { $0.status == .passed }.count : bundleSummary?.passedTests ?? 0,
+                    failedTests: complete
+                        ? tests.filter { $0.status == .failed }.count
+                        : max(bundleSummary?.failedTests ?? 0, tests.count),
+                    seconds: times.seconds ?? 0)))
         events.emit(
             .runFinished(
                 summary: RunFinishedSummary(
@@ -325,10 +344,20 @@ public final class ReportAssembler {
 
     /// The bundle's tests when it has them (complete, and with each run when repeated), else the log's; the log
     /// fills in locations the bundle lacks.
+    /// A problem with the input the verdict rests on: the log when there is one, else any bundle file.
+    private var decidingInputProblem: InputProblem? {
+        if let scanner, scanner.facts.lineCount > 0 { return problems.first { $0.source == logSource } }
+        return problems.first
+    }
+
     /// `alreadyShown`: how many of the tests, from the first, were shown while the log streamed.
-    private func finalTests() -> (tests: [TestCaseResult], earlier: [TestCaseResult], alreadyShown: Int) {
+    /// `complete`: whether the list holds every test (not only the failures a summary names).
+    private func finalTests() -> (
+        tests: [TestCaseResult], earlier: [TestCaseResult], alreadyShown: Int, complete: Bool
+    ) {
         var tests: [TestCaseResult]
         var earlier: [TestCaseResult] = []
+        var complete = true
         if let testResults {
             let runs = testResults.testCaseRuns
             tests = runs.map(\.result)
@@ -342,10 +371,11 @@ public final class ReportAssembler {
                 return merged
             }
         } else if let scanner, !collector.results.isEmpty || !scanner.facts.failingTestsListed.isEmpty {
-            return (collector.results + listedOnly(scanner.facts), collector.earlierRuns, collector.results.count)
+            return (collector.results + listedOnly(scanner.facts), collector.earlierRuns, collector.results.count, true)
         } else {
             let failures = legacyRecord?.failedTests ?? summary?.testFailures.map(\.testCaseResult) ?? []
             tests = failures.map { legacyDetails[$0.identifier] ?? $0 }
+            complete = false
         }
         let fromLog = Dictionary(collector.results.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         let legacyFailures = Dictionary(
@@ -357,7 +387,7 @@ public final class ReportAssembler {
                 if tests[index].failureMessage == nil { tests[index].failureMessage = known.failureMessage }
             }
         }
-        return (tests, earlier, 0)
+        return (tests, earlier, 0, complete)
     }
 
     /// Tests named under `Failing tests:` that no test line reported (a log that dropped them, a crash): they
@@ -378,7 +408,15 @@ public final class ReportAssembler {
         }
         let facts = scanner.facts
         var verdict: XcodebuildVerdict
-        if let code = options.exitCode {
+        if let code = options.exitCode, let signal = Self.signalName(exitCode: code) {
+            // A shell reports a process killed by signal N as 128 + N: the run was cut off, as `pipe run` sees
+            // a signal, whatever failed before it.
+            verdict = XcodebuildOutcomeClassifier.classify(exit: .signaled(signal), log: facts, summary: summary)
+            verdict.evidence.insert("exit \(code): killed by signal \(signal) (128 + \(code - 128))", at: 1)
+            if facts.failedCount > 0 {
+                verdict.evidence.append("\(facts.failedCount) test(s) had failed before xcodebuild was killed")
+            }
+        } else if let code = options.exitCode {
             verdict = XcodebuildOutcomeClassifier.classify(exit: .exited(code), log: facts, summary: summary)
         } else if let assumed = XcodebuildAssumedExit.from(facts) {
             verdict = XcodebuildOutcomeClassifier.classify(exit: .exited(assumed.code), log: facts, summary: summary)
@@ -404,6 +442,16 @@ public final class ReportAssembler {
             }
         }
         return verdict
+    }
+
+    /// `137` → `KILL`: exit codes above 128 that a shell gives a process killed by a signal.
+    static func signalName(exitCode: Int32) -> String? {
+        guard exitCode > 128, exitCode < 160 else { return nil }
+        let names: [Int32: String] = [
+            1: "HUP", 2: "INT", 3: "QUIT", 4: "ILL", 6: "ABRT", 8: "FPE", 9: "KILL", 10: "BUS", 11: "SEGV", 13: "PIPE",
+            14: "ALRM", 15: "TERM",
+        ]
+        return names[exitCode - 128] ?? "\(exitCode - 128)"
     }
 
     private func times(_ summary: XcresultSummary?) -> (start: String?, finish: String?, seconds: Double?) {
