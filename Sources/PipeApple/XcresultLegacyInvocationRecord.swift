@@ -128,7 +128,7 @@ public struct XcresultLegacyInvocationRecord: Equatable, Sendable {
 
     /// `file:///…/Framework2FileTests.swift#EndingLineNumber=7&StartingLineNumber=7` → `Framework2FileTests.swift:7`
     /// (the line number as the bundle records it).
-    static func location(fromDocumentURL url: String) -> String? {
+    public static func location(fromDocumentURL url: String) -> String? {
         let parts = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
         guard let path = parts.first, let slash = path.lastIndex(of: "/") else { return nil }
         let file = String(path[path.index(after: slash)...]).removingPercentEncoding ?? String(path)

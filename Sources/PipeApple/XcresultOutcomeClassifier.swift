@@ -18,13 +18,15 @@ import PipeCore
 public enum XcresultOutcomeClassifier {
     /// - Parameters:
     ///   - exitCode: xcodebuild's exit code, when known.
-    ///   - summary: `get test-results summary` (or one derived from the tests tree or the legacy record).
+    ///   - summary: `get test-results summary` (or one derived from the tests tree); without one, the legacy
+    ///     record's counts and failures are used.
     ///   - tests: the bundle's test cases, when known.
     ///   - legacy: the legacy root record, when given: its build status and issues.
     public static func classify(
         exitCode: Int32?, summary: XcresultSummary?, tests: [TestCaseResult],
         legacy: XcresultLegacyInvocationRecord? = nil
     ) -> XcodebuildVerdict {
+        let summary = summary ?? legacy.map(XcresultSummary.init(legacy:))
         var evidence: [String] = []
         evidence.append(exitCode.map { "exit \($0)" } ?? "no exit code given (--exit-code)")
         if let summary {
