@@ -14,6 +14,7 @@ enum MarkdownText {
 
     /// A fenced code block, indented by `indent` spaces (to sit inside a list item).
     static func block(_ text: String, indent: Int) -> String {
+        let text = visible(text)
         let padding = String(repeating: " ", count: indent)
         let fence = String(repeating: "`", count: max(3, longestBacktickRun(text) + 1))
         let body = text.split(separator: "\n", omittingEmptySubsequences: false).map { padding + $0 }
@@ -36,7 +37,20 @@ enum MarkdownText {
     }
 
     private static func oneLine(_ text: String) -> String {
-        text.split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).joined(separator: " ")
+        visible(text).split(omittingEmptySubsequences: true, whereSeparator: \.isNewline).joined(separator: " ")
+    }
+
+    /// Control characters other than line breaks and tabs (a terminal bell, an escape sequence) become U+FFFD:
+    /// they would show as nothing, or do something, where the message is read.
+    private static func visible(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isHidden) else { return text }
+        var result = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars { result.append(isHidden(scalar) ? "\u{FFFD}" : scalar) }
+        return String(result)
+    }
+
+    private static func isHidden(_ scalar: Unicode.Scalar) -> Bool {
+        (scalar.value < 0x20 && scalar != "\n" && scalar != "\t" && scalar != "\r") || scalar.value == 0x7F
     }
 
     private static func longestBacktickRun(_ text: String) -> Int {

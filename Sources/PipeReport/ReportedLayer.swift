@@ -46,7 +46,9 @@ struct ReportedLayer {
         if failedCount > 0 { parts.append("\(failedCount) failed") }
         if flakyCount > 0 { parts.append("\(flakyCount) flaky") }
         if skippedCount > 0 { parts.append("\(skippedCount) skipped") }
-        if expectedFailureCount > 0 { parts.append("\(expectedFailureCount) expected failures") }
+        if expectedFailureCount > 0 {
+            parts.append("\(expectedFailureCount) expected failure\(expectedFailureCount == 1 ? "" : "s")")
+        }
         return parts.joined(separator: ", ")
     }
 

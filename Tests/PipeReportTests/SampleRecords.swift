@@ -57,3 +57,90 @@ enum SampleRecords {
             ])
     }
 }
+
+extension SampleRecords {
+    /// A finished run with a layer of every kind of outcome, hard text in messages (markup, quotes, control
+    /// characters, a secret), and earlier runs that make one test flaky and another fail twice.
+    static func everyOutcome() -> (record: RunRecord, earlierRuns: [String: [TestCaseResult]]) {
+        func attempt(_ number: Int, _ outcome: LayerOutcome, exit: String?, seconds: Double, artifacts: [String] = [])
+            -> RunRecord.AttemptRecord
+        {
+            RunRecord.AttemptRecord(
+                attempt: number, outcome: outcome, exit: exit, simulatorUDID: simulator.udid,
+                startedAt: "2026-11-29T14:0\(number):00.000Z", durationSeconds: seconds,
+                artifacts: artifacts.map { ArtifactRecord(kind: .log, path: $0, bytes: 2_048_000) })
+        }
+        let hardMessage = "XCTAssertEqual failed: (\"<a & b>\") is not equal to (\"`c` | d\")\nsecond line\u{07} token s3cr3t"
+        let layers = [
+            RunRecord.LayerRecord(
+                name: "logic", plugin: "xcodebuild-test", gate: .merge, outcome: .passed,
+                evidence: ["exit 0", "** TEST SUCCEEDED ** [3.210 sec]"],
+                attempts: [
+                    attempt(1, .passed, exit: "0", seconds: 3.5, artifacts: ["artifacts/r/logic/xcodebuild.log"])
+                ],
+                tests: [
+                    TestCaseResult(identifier: "ReadingIDTests/testTrims()", status: .passed, durationSeconds: 0.001),
+                    TestCaseResult(
+                        identifier: "ReadingIDTests/testUnicode()", status: .skipped, failureMessage: "needs iOS 18"),
+                    TestCaseResult(identifier: "KnownIssues/testOld()", status: .expectedFailure, durationSeconds: 0.002),
+                    TestCaseResult(identifier: "globalCheck()", status: .passed),
+                ]),
+            RunRecord.LayerRecord(
+                name: "intents", plugin: "xcodebuild-test", gate: .merge, outcome: .flaky,
+                evidence: ["IntentTests/testPerform() failed on attempt 1 and passed on attempt 2"],
+                attempts: [attempt(1, .testsFailed, exit: "65", seconds: 4), attempt(2, .passed, exit: "0", seconds: 3)],
+                tests: [TestCaseResult(identifier: "IntentTests/testPerform()", status: .passed, durationSeconds: 0.5)]),
+            RunRecord.LayerRecord(
+                name: "ui", plugin: "xcodebuild-test", gate: .merge, outcome: .testsFailed,
+                evidence: ["exit 65", "** TEST FAILED **"], attempts: [attempt(1, .testsFailed, exit: "65", seconds: 9)],
+                tests: [
+                    TestCaseResult(
+                        identifier: "Outer/Inner/testRender()", status: .failed, durationSeconds: 1.25,
+                        failureMessage: hardMessage, failureLocation: "RenderTests.swift:88")
+                ]),
+            RunRecord.LayerRecord(
+                name: "build", plugin: "xcodebuild-test", gate: .merge, outcome: .buildFailed,
+                evidence: ["Testing cancelled because the build failed.", "Model.swift:3:9: error: cannot find 'x'"],
+                attempts: [attempt(1, .buildFailed, exit: "65", seconds: 2)]),
+            RunRecord.LayerRecord(
+                name: "device", plugin: "xcodebuild-test", gate: .merge, outcome: .hostConfig,
+                evidence: ["the scheme is missing or not shared (Manage Schemes > Shared)"],
+                attempts: [attempt(1, .hostConfig, exit: "65", seconds: 1)]),
+            RunRecord.LayerRecord(
+                name: "network", plugin: "xcodebuild-test", gate: .merge, outcome: .infrastructure,
+                evidence: ["the connection was lost before xcodebuild ended: s3cr3t in a banner"],
+                attempts: [attempt(1, .infrastructure, exit: "lost", seconds: 30)]),
+            RunRecord.LayerRecord(
+                name: "smoke", plugin: "xcodebuild-test", gate: .merge, needs: ["build"], outcome: .skipped,
+                evidence: ["a layer it needs did not pass: build"]),
+            RunRecord.LayerRecord(
+                name: "haptics", plugin: "checklist", gate: .release, outcome: .awaitingSignoff,
+                evidence: ["the checklist has 3 items"]),
+            RunRecord.LayerRecord(
+                name: "release-notes", plugin: "checklist", gate: .release, outcome: .signedOff,
+                evidence: ["signed off by bob"]),
+            RunRecord.LayerRecord(
+                name: "stopped", plugin: "xcodebuild-test", gate: .merge, outcome: .cancelled,
+                evidence: ["cancelled by the user"]),
+        ]
+        var record = everyField()
+        record.layers = layers
+        record.problem = nil
+        return (
+            record,
+            [
+                "intents": [
+                    TestCaseResult(
+                        identifier: "IntentTests/testPerform()", status: .failed, failureMessage: "timed out waiting",
+                        failureLocation: "IntentTests.swift:12")
+                ],
+                "ui": [
+                    TestCaseResult(
+                        identifier: "Outer/Inner/testRender()", status: .failed, failureMessage: "first run failed",
+                        failureLocation: "RenderTests.swift:88"),
+                    TestCaseResult(identifier: "Unrelated/testOther()", status: .passed),
+                ],
+            ]
+        )
+    }
+}
