@@ -371,7 +371,10 @@ public final class ReportAssembler {
                 return merged
             }
         } else if let scanner, !collector.results.isEmpty || !scanner.facts.failingTestsListed.isEmpty {
-            return (collector.results + listedOnly(scanner.facts), collector.earlierRuns, collector.results.count, true)
+            let logged = collector.finalResults(
+                xcodebuildReportedSwiftTesting: scanner.facts.xcodebuildReportedSwiftTesting)
+            // Every test of `logged` was shown as it ended; only those named under `Failing tests:` alone were not.
+            return (logged + listedOnly(scanner.facts), collector.earlierRuns, logged.count, true)
         } else {
             let failures = legacyRecord?.failedTests ?? summary?.testFailures.map(\.testCaseResult) ?? []
             tests = failures.map { legacyDetails[$0.identifier] ?? $0 }

@@ -10,10 +10,40 @@ import PipeCore
 /// a failed test, a test process restarted after a crash): the earlier run is kept as an earlier run, so a test
 /// that failed and then passed is reported flaky, and counts are never doubled.
 struct TestCollector {
+    /// How many earlier failed runs are kept per test, and in all: a log of thousands of repetitions must not
+    /// grow memory with each, and reports need only a few to show a test was flaky.
+    static let earlierRunsPerTest = 5
+    static let earlierRunsInAll = 5_000
+
     private(set) var results: [TestCaseResult] = []
-    /// Runs before each test's last one, in the order they ended.
+    /// Failed runs before each test's last one, in the order they ended (bounded; passed ones tell nothing more).
     private(set) var earlierRuns: [TestCaseResult] = []
+    private var earlierRunCounts: [String: Int] = [:]
     private var entries: [String: (index: Int, origin: XcodebuildLogEvent.Origin)] = [:]
+
+    /// The results, once each: when xcodebuild itself reported Swift Testing tests (`Suite/test()` lines), the
+    /// testing library's own lines for them (`✔ Test test() passed …`, named without their suite) are the same
+    /// runs told twice: they are left out, and only lend their failure message and location.
+    func finalResults(xcodebuildReportedSwiftTesting: Bool) -> [TestCaseResult] {
+        guard xcodebuildReportedSwiftTesting else { return results }
+        var library: [String: TestCaseResult] = [:]
+        var kept: [TestCaseResult] = []
+        for result in results {
+            if entries[result.identifier]?.origin == .swiftTesting {
+                library[result.identifier] = library[result.identifier] ?? result
+            } else {
+                kept.append(result)
+            }
+        }
+        return kept.map { result in
+            let name = result.identifier.split(separator: "/").last.map(String.init) ?? result.identifier
+            guard result.status == .failed, let told = library[name] else { return result }
+            var merged = result
+            if merged.failureMessage == nil { merged.failureMessage = told.failureMessage }
+            if merged.failureLocation == nil { merged.failureLocation = told.failureLocation }
+            return merged
+        }
+    }
 
     /// Records a finished test; returns `true` when it is news to show (a first report, or a new run).
     mutating func record(_ result: TestCaseResult, origin: XcodebuildLogEvent.Origin) -> Bool {
@@ -23,7 +53,12 @@ struct TestCollector {
             return true
         }
         if entry.origin == origin {
-            earlierRuns.append(results[entry.index])
+            let earlier = results[entry.index]
+            let kept = earlierRunCounts[earlier.identifier, default: 0]
+            if earlier.status == .failed, kept < Self.earlierRunsPerTest, earlierRuns.count < Self.earlierRunsInAll {
+                earlierRuns.append(earlier)
+                earlierRunCounts[earlier.identifier] = kept + 1
+            }
             results[entry.index] = result
             return true
         }
