@@ -38,7 +38,8 @@ let package = Package(
             path: "Plugins/XcodebuildTestPlugin",
             swiftSettings: strictSettings
         ),
-        .target(name: "PipeReport", dependencies: ["PipeCore", "PipeApple", "PipeBasics"], swiftSettings: strictSettings),
+        .target(
+            name: "PipeReport", dependencies: ["PipeCore", "PipeApple", "PipeBasics"], swiftSettings: strictSettings),
         .target(
             name: "PipeCLI",
             dependencies: [
@@ -67,7 +68,8 @@ let package = Package(
         .testTarget(name: "PipeGitTests", dependencies: ["PipeGit", "PipeTestSupport"]),
         .testTarget(name: "PipeStoreTests", dependencies: ["PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "PipeReportTests", dependencies: ["PipeReport", "PipeApple", "PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
+            name: "PipeReportTests", dependencies: ["PipeReport", "PipeApple", "PipeCLI", "PipeTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),

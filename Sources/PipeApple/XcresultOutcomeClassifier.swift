@@ -67,7 +67,8 @@ public enum XcresultOutcomeClassifier {
 
         if let code = exitCode {
             if code >= 128 {
-                return verdict(.infrastructure, "exit \(code) means xcodebuild was killed by signal \(code - 128)", evidence)
+                return verdict(
+                    .infrastructure, "exit \(code) means xcodebuild was killed by signal \(code - 128)", evidence)
             }
             if let reason = hostConfigExitCodes[code] { return verdict(.hostConfig, reason, evidence) }
         }
@@ -77,7 +78,8 @@ public enum XcresultOutcomeClassifier {
                 "the result bundle says no test ran (result unknown, 0 tests): check -only-testing and the scheme's "
                     + "test plan", evidence)
         }
-        let bundlePassed = summary.map { $0.result == .passed || ($0.failedTests == 0 && $0.totalTestCount > 0) }
+        let bundlePassed =
+            summary.map { $0.result == .passed || ($0.failedTests == 0 && $0.totalTestCount > 0) }
             ?? (!tests.isEmpty && failedTests.isEmpty)
         switch exitCode {
         case 0?:

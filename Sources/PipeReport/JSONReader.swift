@@ -121,8 +121,9 @@ public enum JSONReader {
                 guard let key = string() else { return object }
                 skipWhitespace()
                 guard current == UInt8(ascii: ":") else {
-                    fail(current.map { unexpected($0, expected: "':' after the key \"\(key)\"") }
-                        ?? "the input ends after the key \"\(key)\"")
+                    fail(
+                        current.map { unexpected($0, expected: "':' after the key \"\(key)\"") }
+                            ?? "the input ends after the key \"\(key)\"")
                     return object
                 }
                 offset += 1
@@ -299,10 +300,13 @@ public enum JSONReader {
             if byte == 0 { return "a NUL byte where \(expected) should be: binary data, not JSON" }
             if offset == 0 || bytes[..<offset].allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
                 let end = bytes[offset...].firstIndex { $0 == 0x0A || $0 == 0x0D } ?? bytes.count
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[offset..<min(end, offset + 80)]), as: UTF8.self)
+                let text = String(
+                    decoding: UnsafeBufferPointer(rebasing: bytes[offset..<min(end, offset + 80)]), as: UTF8.self)
                 return "not JSON: it starts with '\(text)'"
             }
-            let shown = (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "byte 0x%02X", byte)
+            let shown =
+                (0x21..<0x7F).contains(byte)
+                ? "'\(Character(Unicode.Scalar(byte)))'" : String(format: "byte 0x%02X", byte)
             return "found \(shown) where \(expected) should be"
         }
     }

@@ -130,7 +130,8 @@ public enum JUnitReport {
                 for earlier in test.earlierFailures { body += rerunElement("rerunFailure", earlier) }
             case .skipped:
                 counts.skipped += 1
-                body += test.result.failureMessage.map { "      <skipped message=\"\(attribute($0))\"/>\n" }
+                body +=
+                    test.result.failureMessage.map { "      <skipped message=\"\(attribute($0))\"/>\n" }
                     ?? "      <skipped/>\n"
             case .passed, .expectedFailure:
                 for earlier in test.earlierFailures { body += rerunElement("flakyFailure", earlier) }

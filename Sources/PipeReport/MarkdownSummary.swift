@@ -59,12 +59,15 @@ public enum MarkdownSummary {
         if !record.runID.isEmpty { parts.append("run \(redacted.code(record.runID))") }
         if let commit = record.commit {
             let ref = record.resolvedRef ?? (record.request.ref.isEmpty ? nil : record.request.ref)
-            parts.append("commit \(redacted.code(String(commit.prefix(12))))" + (ref.map { " (\(redacted.code($0)))" } ?? ""))
+            parts.append(
+                "commit \(redacted.code(String(commit.prefix(12))))" + (ref.map { " (\(redacted.code($0)))" } ?? ""))
         }
         if let host = record.host { parts.append("host \(redacted.code(host.name))") }
         if let choice = record.simulator {
             let simulator = choice.simulator
-            parts.append("\(redacted.plain(simulator.name)), \(redacted.plain(simulator.runtimeName)) (\(redacted.code(simulator.udid)))")
+            parts.append(
+                "\(redacted.plain(simulator.name)), \(redacted.plain(simulator.runtimeName)) (\(redacted.code(simulator.udid)))"
+            )
         }
         if let xcode = record.xcode { parts.append(redacted.plain(xcode)) }
         if let seconds = record.durationSeconds { parts.append(duration(seconds)) }
@@ -162,9 +165,10 @@ public enum MarkdownSummary {
         var text = "#### Artifacts\n\n"
         for (layer, artifacts) in perLayer {
             text += "- **\(redacted.plain(layer))**: "
-            text += artifacts.map { artifact in
-                redacted.code(artifact.path) + (artifact.bytes.map { " (\(byteCount($0)))" } ?? "")
-            }.joined(separator: ", ") + "\n"
+            text +=
+                artifacts.map { artifact in
+                    redacted.code(artifact.path) + (artifact.bytes.map { " (\(byteCount($0)))" } ?? "")
+                }.joined(separator: ", ") + "\n"
         }
         return text + "\n"
     }

@@ -81,7 +81,9 @@ public final class ReportAssembler {
         let used = Int(scanner.bytesRead - before)
         chunk.prefix(used).withUnsafeBytes { logDigest.update($0) }
         if options.emitOutput, used > 0 {
-            events.emit(.output(layer: options.layer, stream: .stdout, text: String(decoding: chunk.prefix(used), as: UTF8.self)))
+            events.emit(
+                .output(
+                    layer: options.layer, stream: .stdout, text: String(decoding: chunk.prefix(used), as: UTF8.self)))
         }
         handle(logEvents)
     }
@@ -290,7 +292,9 @@ public final class ReportAssembler {
         if verdict.outcome == .passed || verdict.outcome == .flaky, let partial = decidingInputProblem {
             verdict = XcodebuildVerdict(
                 outcome: .infrastructure,
-                evidence: ["\(partial.source) could not be read in full: a pass cannot be judged from part of the input"]
+                evidence: [
+                    "\(partial.source) could not be read in full: a pass cannot be judged from part of the input"
+                ]
                     + verdict.evidence)
         }
         for problem in problems {

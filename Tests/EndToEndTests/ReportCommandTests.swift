@@ -166,7 +166,9 @@ enum PeakMemory {
     ) throws -> Measurement {
         signal(SIGPIPE, SIG_IGN)
         let report = currentDirectory.appendingPathComponent("peak-rss.txt")
-        let gnuTime = FileManager.default.isExecutableFile(atPath: "/usr/bin/time") && ProcessInfo.processInfo.environment["PIPE_PEAK_MEMORY_FROM_PROC"] == nil
+        let gnuTime =
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
+            && ProcessInfo.processInfo.environment["PIPE_PEAK_MEMORY_FROM_PROC"] == nil
         let process = Process()
         if gnuTime {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/time")

@@ -6,7 +6,8 @@ final class JSONReaderTests: XCTestCase {
     private func read(_ text: String) -> JSONReader.Result { JSONReader.read(Data(text.utf8)) }
 
     func testReadsEveryKindOfValue() throws {
-        let result = read(#"{ "a" : [1, -2.5, 3e2, true, false, null], "b" : "x\/y \"q\" \u00e9 \ud83d\ude00", "c" : {} }"#)
+        let result = read(
+            #"{ "a" : [1, -2.5, 3e2, true, false, null], "b" : "x\/y \"q\" \u00e9 \ud83d\ude00", "c" : {} }"#)
         XCTAssertNil(result.problem)
         let object = try XCTUnwrap(result.value as? [String: Any])
         let array = try XCTUnwrap(object["a"] as? [Any])
@@ -26,7 +27,8 @@ final class JSONReaderTests: XCTestCase {
             let ours = JSONReader.read(data)
             XCTAssertNil(ours.problem, name)
             let theirs = try JSONSerialization.jsonObject(with: data)
-            let reserialized = try JSONSerialization.data(withJSONObject: try XCTUnwrap(ours.value), options: .sortedKeys)
+            let reserialized = try JSONSerialization.data(
+                withJSONObject: try XCTUnwrap(ours.value), options: .sortedKeys)
             XCTAssertEqual(
                 reserialized, try JSONSerialization.data(withJSONObject: theirs, options: .sortedKeys), name)
         }

@@ -20,7 +20,9 @@ struct JSONSchemaValidator {
     let root: [String: Any]
 
     init(schema: Any) throws {
-        guard let root = schema as? [String: Any] else { throw UnsupportedSchema(description: "the schema is not an object") }
+        guard let root = schema as? [String: Any] else {
+            throw UnsupportedSchema(description: "the schema is not an object")
+        }
         self.root = root
         try Self.check(root, at: "#")
     }
@@ -82,7 +84,8 @@ struct JSONSchemaValidator {
     private static func check(_ schema: [String: Any], at path: String) throws {
         for (key, value) in schema {
             guard assertions.contains(key) || annotations.contains(key) else {
-                throw UnsupportedSchema(description: "\(path): the keyword \"\(key)\" is not supported by this validator")
+                throw UnsupportedSchema(
+                    description: "\(path): the keyword \"\(key)\" is not supported by this validator")
             }
             switch key {
             case "properties", "$defs":
@@ -104,7 +107,8 @@ struct JSONSchemaValidator {
                 if let additional = value as? [String: Any] {
                     try check(additional, at: "\(path)/additionalProperties")
                 } else if !(value is Bool) {
-                    throw UnsupportedSchema(description: "\(path)/additionalProperties is neither a schema nor a boolean")
+                    throw UnsupportedSchema(
+                        description: "\(path)/additionalProperties is neither a schema nor a boolean")
                 }
             case "type":
                 guard let type = value as? String,
@@ -139,9 +143,9 @@ struct JSONSchemaValidator {
 
     private static func equal(_ lhs: Any, _ rhs: Any) -> Bool {
         switch (lhs, rhs) {
-        case let (left as String, right as String): return left == right
-        case let (left as Int, right as Int): return left == right
-        case let (left as Bool, right as Bool): return left == right
+        case (let left as String, let right as String): return left == right
+        case (let left as Int, let right as Int): return left == right
+        case (let left as Bool, let right as Bool): return left == right
         default: return false
         }
     }

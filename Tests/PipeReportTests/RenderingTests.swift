@@ -12,14 +12,16 @@ final class RenderingTests: XCTestCase {
         return [
             .runStarted(runID: "20261129-140312-7f3a", pipeline: "app-intents", requestedBy: "alice"),
             .checkedOut(ref: "main", commit: "3f98907c", workspace: "examples/reader-app"),
-            .hostConnected(host: "mac-1", endpoint: "pipe-mac@127.0.0.1:2222", keyType: "ssh-ed25519", fingerprint: "SHA256:x"),
+            .hostConnected(
+                host: "mac-1", endpoint: "pipe-mac@127.0.0.1:2222", keyType: "ssh-ed25519", fingerprint: "SHA256:x"),
             .workspaceUploaded(host: "mac-1", bytes: 2_048_000, seconds: 0.4),
             .simulatorsListed(host: "mac-1", available: 3),
             .simulatorChosen(host: "mac-1", choice: choice),
             .layerStarted(layer: "logic", attempt: 1),
             .remoteCommand(layer: "logic", command: "xcodebuild test -scheme 'Reader'"),
             .remoteProcessStarted(layer: "logic", host: "mac-1", processGroup: 4242),
-            .testFinished(layer: "logic", result: TestCaseResult(identifier: "A/b()", status: .passed, durationSeconds: 0.01)),
+            .testFinished(
+                layer: "logic", result: TestCaseResult(identifier: "A/b()", status: .passed, durationSeconds: 0.01)),
             .testFinished(
                 layer: "logic",
                 result: TestCaseResult(
@@ -43,7 +45,8 @@ final class RenderingTests: XCTestCase {
 
     func testJSONLinesAreOneObjectPerEventWithItsKindItsTimeAndItsFields() throws {
         var lines: [String] = []
-        let renderer = JSONLinesRenderer(clock: { Date(timeIntervalSince1970: 1_796_000_000) }, write: { lines.append($0) })
+        let renderer = JSONLinesRenderer(
+            clock: { Date(timeIntervalSince1970: 1_796_000_000) }, write: { lines.append($0) })
         for event in Self.everyEvent { renderer.emit(event) }
         XCTAssertEqual(lines.count, Self.everyEvent.count)
         for (line, event) in zip(lines, Self.everyEvent) {

@@ -62,9 +62,13 @@ final class ReportAssemblerTests: XCTestCase {
         let (result, events) = try assemble(log: log, chunkSize: 5, options: .init(exitCode: 0))
         XCTAssertEqual(
             finishedTests(events),
-            ["SuiteTests/testA() failed", "SuiteTests/testB() passed", "SuiteTests/testA() failed", "SuiteTests/testA() passed"])
+            [
+                "SuiteTests/testA() failed", "SuiteTests/testB() passed", "SuiteTests/testA() failed",
+                "SuiteTests/testA() passed",
+            ])
         XCTAssertEqual(result.record.layers.first?.tests.map(\.status), [.passed, .passed])
-        XCTAssertEqual(result.earlierRuns["tests"]?.map(\.status), [.failed, .failed], "passed earlier runs tell nothing")
+        XCTAssertEqual(
+            result.earlierRuns["tests"]?.map(\.status), [.failed, .failed], "passed earlier runs tell nothing")
         XCTAssertEqual(result.record.layers.first?.outcome, .flaky)
         XCTAssertEqual(result.exitCode, .success)
     }

@@ -12,7 +12,9 @@ import XCTest
 /// case's inputs, so every path in the output is relative and the same on every machine.
 final class ReportGoldenTests: XCTestCase {
     static let casesFolder = Fixture.url("report")
-    static let reportFlags = ["--junit", "out/junit.xml", "--markdown", "out/summary.md", "--summary", "out/summary.json"]
+    static let reportFlags = [
+        "--junit", "out/junit.xml", "--markdown", "out/summary.md", "--summary", "out/summary.json",
+    ]
     static var recording: Bool { ProcessInfo.processInfo.environment["PIPE_RECORD_SNAPSHOTS"] == "1" }
 
     func testEveryCase() throws {

@@ -76,7 +76,8 @@ final class ReportWriterTests: XCTestCase {
         let message = reader.suites.first { $0.name == "ui" }?.cases.first?.messages.first
         XCTAssertEqual(message?.hasPrefix("XCTAssertEqual failed: (\"<a & b>\") is not equal to (\"`c` | d\")\n"), true)
         // In Markdown the message sits in a fenced block; the table escapes `|`.
-        XCTAssertTrue(markdown.contains("  ```\n  XCTAssertEqual failed: (\"<a & b>\") is not equal to (\"`c` | d\")\n"))
+        XCTAssertTrue(
+            markdown.contains("  ```\n  XCTAssertEqual failed: (\"<a & b>\") is not equal to (\"`c` | d\")\n"))
     }
 
     func testSecretsNeverReachTheReports() {
@@ -100,7 +101,8 @@ final class ReportWriterTests: XCTestCase {
         XCTAssertEqual(written.map(\.lastPathComponent), ["junit.xml", "summary.md"])
         XCTAssertEqual(try String(contentsOf: written[0], encoding: .utf8), junit)
         XCTAssertEqual(try String(contentsOf: written[1], encoding: .utf8), markdown)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: target.path).sorted(), ["junit.xml", "summary.md"])
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: target.path).sorted(), ["junit.xml", "summary.md"])
     }
 
     func testLongFailureListsAreCut() {

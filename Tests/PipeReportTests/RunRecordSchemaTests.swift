@@ -102,7 +102,8 @@ final class RunRecordSchemaTests: XCTestCase {
         layers[0] = layer
         record["layers"] = layers
         XCTAssertEqual(validator.validate(record).count, 1)
-        XCTAssertTrue(validator.validate(record).first?.hasPrefix("/layers/0/outcome: \"green\" is not one of") ?? false)
+        XCTAssertTrue(
+            validator.validate(record).first?.hasPrefix("/layers/0/outcome: \"green\" is not one of") ?? false)
     }
 
     func testTheValidatorRefusesKeywordsItDoesNotImplement() {

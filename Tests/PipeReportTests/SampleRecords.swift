@@ -10,14 +10,16 @@ enum SampleRecords {
         deviceTypeIdentifier: "com.apple.CoreSimulator.SimDeviceType.iPhone-15")
 
     static let request = RunRecord.Request(
-        pipeline: "app-intents", ref: "main", repository: "git@example.com:reader.git", workspace: "examples/reader-app",
+        pipeline: "app-intents", ref: "main", repository: "git@example.com:reader.git",
+        workspace: "examples/reader-app",
         parameters: ["scheme": "Reader"], udid: simulator.udid, host: "mac-1", requestedBy: "alice",
         reason: "nightly", trigger: "cli")
 
     static func everyField() -> RunRecord {
         let attempt = RunRecord.AttemptRecord(
             attempt: 1, outcome: .testsFailed, evidence: ["exit 65", "** TEST FAILED **"], exit: "65",
-            simulatorUDID: simulator.udid, startedAt: "2026-11-29T14:03:20.000Z", finishedAt: "2026-11-29T14:04:02.500Z",
+            simulatorUDID: simulator.udid, startedAt: "2026-11-29T14:03:20.000Z",
+            finishedAt: "2026-11-29T14:04:02.500Z",
             durationSeconds: 42.5, facts: ["command": "xcodebuild test -scheme Reader"],
             artifacts: [
                 ArtifactRecord(
@@ -34,7 +36,8 @@ enum SampleRecords {
             ])
         return RunRecord(
             runID: "20261129-140312-7f3a", pipeline: "app-intents", pipelineFile: "pipelines/app-intents.yml",
-            status: .finished, request: request, commit: String(repeating: "3f98907c", count: 5), resolvedRef: "refs/heads/main",
+            status: .finished, request: request, commit: String(repeating: "3f98907c", count: 5),
+            resolvedRef: "refs/heads/main",
             host: RunRecord.HostFacts(
                 name: "mac-1", endpoint: "pipe-mac@127.0.0.1:2222", keyType: "ssh-ed25519",
                 fingerprint: "SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU"),
@@ -47,7 +50,8 @@ enum SampleRecords {
     static func inProgress() -> RunRecord {
         RunRecord(
             runID: "20261129-140312-7f3a", pipeline: "app-intents", pipelineFile: "pipelines/app-intents.yml",
-            status: .running, request: RunRecord.Request(
+            status: .running,
+            request: RunRecord.Request(
                 pipeline: "app-intents", ref: "main", workspace: ".", requestedBy: "alice", trigger: "cli"),
             startedAt: "2026-11-29T14:03:12.000Z",
             layers: [
@@ -70,7 +74,8 @@ extension SampleRecords {
                 startedAt: "2026-11-29T14:0\(number):00.000Z", durationSeconds: seconds,
                 artifacts: artifacts.map { ArtifactRecord(kind: .log, path: $0, bytes: 2_048_000) })
         }
-        let hardMessage = "XCTAssertEqual failed: (\"<a & b>\") is not equal to (\"`c` | d\")\nsecond line\u{07} token s3cr3t"
+        let hardMessage =
+            "XCTAssertEqual failed: (\"<a & b>\") is not equal to (\"`c` | d\")\nsecond line\u{07} token s3cr3t"
         let layers = [
             RunRecord.LayerRecord(
                 name: "logic", plugin: "xcodebuild-test", gate: .merge, outcome: .passed,
@@ -82,17 +87,21 @@ extension SampleRecords {
                     TestCaseResult(identifier: "ReadingIDTests/testTrims()", status: .passed, durationSeconds: 0.001),
                     TestCaseResult(
                         identifier: "ReadingIDTests/testUnicode()", status: .skipped, failureMessage: "needs iOS 18"),
-                    TestCaseResult(identifier: "KnownIssues/testOld()", status: .expectedFailure, durationSeconds: 0.002),
+                    TestCaseResult(
+                        identifier: "KnownIssues/testOld()", status: .expectedFailure, durationSeconds: 0.002),
                     TestCaseResult(identifier: "globalCheck()", status: .passed),
                 ]),
             RunRecord.LayerRecord(
                 name: "intents", plugin: "xcodebuild-test", gate: .merge, outcome: .flaky,
                 evidence: ["IntentTests/testPerform() failed on attempt 1 and passed on attempt 2"],
-                attempts: [attempt(1, .testsFailed, exit: "65", seconds: 4), attempt(2, .passed, exit: "0", seconds: 3)],
+                attempts: [
+                    attempt(1, .testsFailed, exit: "65", seconds: 4), attempt(2, .passed, exit: "0", seconds: 3),
+                ],
                 tests: [TestCaseResult(identifier: "IntentTests/testPerform()", status: .passed, durationSeconds: 0.5)]),
             RunRecord.LayerRecord(
                 name: "ui", plugin: "xcodebuild-test", gate: .merge, outcome: .testsFailed,
-                evidence: ["exit 65", "** TEST FAILED **"], attempts: [attempt(1, .testsFailed, exit: "65", seconds: 9)],
+                evidence: ["exit 65", "** TEST FAILED **"],
+                attempts: [attempt(1, .testsFailed, exit: "65", seconds: 9)],
                 tests: [
                     TestCaseResult(
                         identifier: "Outer/Inner/testRender()", status: .failed, durationSeconds: 1.25,

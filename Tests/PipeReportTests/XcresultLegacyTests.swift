@@ -32,7 +32,8 @@ final class XcresultLegacyTests: XCTestCase {
             [
                 TestCaseResult(
                     identifier: "Framework2Tests/testHello()", status: .failed,
-                    failureMessage: #"XCTAssertEqual failed: ("Framework2File.hello() no") is not equal to ("Framework2File.hello()")"#,
+                    failureMessage:
+                        #"XCTAssertEqual failed: ("Framework2File.hello() no") is not equal to ("Framework2File.hello()")"#,
                     failureLocation: "Framework2FileTests.swift:7")
             ])
         let summary = XcresultSummary(legacy: record)
@@ -47,7 +48,8 @@ final class XcresultLegacyTests: XCTestCase {
         XCTAssertEqual(
             plan.tests.map(\.identifier),
             [
-                "AppDelegateTests/testHello()", "Framework1Tests/testHello()", "Framework1Tests/testHelloFromFramework2()",
+                "AppDelegateTests/testHello()", "Framework1Tests/testHello()",
+                "Framework1Tests/testHelloFromFramework2()",
                 "Framework2Tests/testHello()", "MyPublicClassTests/testHello()",
             ])
         XCTAssertEqual(plan.tests.map(\.status), [.passed, .passed, .passed, .failed, .passed])
@@ -96,7 +98,8 @@ final class XcresultLegacyTests: XCTestCase {
 
     func testDocumentLocations() {
         let location = XcresultLegacyInvocationRecord.location(fromDocumentURL:)
-        XCTAssertEqual(location("file:///a/b/My%20File.swift#EndingLineNumber=7&StartingLineNumber=7"), "My File.swift:7")
+        XCTAssertEqual(
+            location("file:///a/b/My%20File.swift#EndingLineNumber=7&StartingLineNumber=7"), "My File.swift:7")
         XCTAssertEqual(location("file:///a/b/File.swift"), "File.swift")
         XCTAssertEqual(location("file:///a/b/File.swift#CharacterRangeLen=0"), "File.swift")
         XCTAssertNil(location("no-slash"))

@@ -10,8 +10,9 @@ final class XcresultOutcomeClassifierTests: XCTestCase {
     }
 
     private func legacy(_ name: String) throws -> XcresultLegacyInvocationRecord {
-        guard case .invocationRecord(let record) = try XcresultLegacyDocument.read(
-            try Fixture.json("xcresult-legacy/\(name)"))
+        guard
+            case .invocationRecord(let record) = try XcresultLegacyDocument.read(
+                try Fixture.json("xcresult-legacy/\(name)"))
         else { throw XcresultLegacyError.notLegacyJSON(detail: name) }
         return record
     }
@@ -29,7 +30,8 @@ final class XcresultOutcomeClassifierTests: XCTestCase {
         XCTAssertEqual(classify(nil, legacy: destination), .hostConfig)
         let verdict = XcresultOutcomeClassifier.classify(exitCode: 70, summary: nil, tests: [], legacy: destination)
         XCTAssertEqual(verdict.evidence.first, "no destination matches the chosen simulator")
-        XCTAssertTrue(verdict.evidence.contains("Unable to find a destination matching the provided destination specifier:"))
+        XCTAssertTrue(
+            verdict.evidence.contains("Unable to find a destination matching the provided destination specifier:"))
     }
 
     func testABuildFailureIsTheApps() throws {

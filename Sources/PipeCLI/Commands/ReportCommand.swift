@@ -82,7 +82,8 @@ enum ReportCommand {
             exitCode = code
         }
         let outputs = try outputURLs(context)
-        let bundleInputs = arguments.string("summary-json") != nil || arguments.string("tests-json") != nil
+        let bundleInputs =
+            arguments.string("summary-json") != nil || arguments.string("tests-json") != nil
             || !legacyFiles.isEmpty
         let logSource = arguments.string("log") ?? (bundleInputs ? nil : "-")
         if logSource == "-", isatty(STDIN_FILENO) == 1 {
