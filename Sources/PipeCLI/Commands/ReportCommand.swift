@@ -6,7 +6,7 @@ import PipeReport
 enum ReportCommand {
     static let spec = CommandSpec(
         name: "report",
-        summary: "Read an xcodebuild log or xcresulttool output made elsewhere, show it, classify it, write reports.",
+        summary: "Show and classify an xcodebuild log or xcresulttool output made elsewhere; write reports.",
         discussion: """
             Reads an xcodebuild log as it streams in (from stdin, or --log FILE), shows a line per test and the \
             failures with their message and location, and exits with the classification's code, so it can stand \
