@@ -167,7 +167,7 @@ public enum MarkdownSummary {
             text += "- **\(redacted.plain(layer))**: "
             text +=
                 artifacts.map { artifact in
-                    redacted.code(artifact.path) + (artifact.bytes.map { " (\(byteCount($0)))" } ?? "")
+                    redacted.code(artifact.path) + (artifact.bytes.map { " (\(ByteCount.text($0)))" } ?? "")
                 }.joined(separator: ", ") + "\n"
         }
         return text + "\n"
@@ -200,17 +200,6 @@ public enum MarkdownSummary {
         let whole = Int(seconds.rounded())
         if whole < 3600 { return "\(whole / 60) m \(whole % 60) s" }
         return "\(whole / 3600) h \(whole / 60 % 60) m"
-    }
-
-    private static func byteCount(_ bytes: Int64) -> String {
-        let units = ["B", "KB", "MB", "GB"]
-        var amount = Double(bytes)
-        var unit = 0
-        while amount >= 1000, unit < units.count - 1 {
-            amount /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(bytes) B" : String(format: "%.1f", amount) + " " + units[unit]
     }
 
     /// Every string from the run goes through the redactor before it is escaped.

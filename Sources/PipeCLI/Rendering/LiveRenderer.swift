@@ -207,14 +207,5 @@ public final class LiveRenderer: EventSink {
         value < 10 ? String(format: "%.2f s", value) : String(format: "%.1f s", value)
     }
 
-    static func bytes(_ value: Int64) -> String {
-        let units = ["B", "KB", "MB", "GB"]
-        var amount = Double(value)
-        var unit = 0
-        while amount >= 1000, unit < units.count - 1 {
-            amount /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(value) B" : String(format: "%.1f", amount) + " " + units[unit]
-    }
+    static func bytes(_ value: Int64) -> String { ByteCount.text(value) }
 }
