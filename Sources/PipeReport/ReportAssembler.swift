@@ -48,7 +48,7 @@ public final class ReportAssembler {
     private var scanner: XcodebuildLogScanner?
     private var logSource = ""
     private var logDigest = SHA256Digest()
-    private var collector = TestCollector()
+    private var collector = XcodebuildTestCollector()
 
     private var summary: XcresultSummary?
     private var testResults: XcresultTestResults?
@@ -365,7 +365,7 @@ public final class ReportAssembler {
         if let testResults {
             let runs = testResults.testCaseRuns
             tests = runs.map(\.result)
-            earlier = runs.flatMap { $0.runs.dropLast() }
+            earlier = runs.flatMap { $0.runs.dropLast().filter { $0.status == .failed } }
         } else if let legacyTests {
             tests = legacyTests.map { test in
                 guard let detail = legacyDetails[test.identifier] else { return test }

@@ -1,4 +1,3 @@
-import PipeApple
 import PipeCore
 
 /// Collects the tests a log reports, once each, in the order they first ended, and the runs that came before a
@@ -9,22 +8,25 @@ import PipeCore
 /// report only fills in what the first lacked. Reported again by the *same kind* of line, it ran again (a retry of
 /// a failed test, a test process restarted after a crash): the earlier run is kept as an earlier run, so a test
 /// that failed and then passed is reported flaky, and counts are never doubled.
-struct TestCollector {
+public struct XcodebuildTestCollector {
     /// How many earlier failed runs are kept per test, and in all: a log of thousands of repetitions must not
     /// grow memory with each, and reports need only a few to show a test was flaky.
-    static let earlierRunsPerTest = 5
-    static let earlierRunsInAll = 5_000
+    public static let earlierRunsPerTest = 5
+    public static let earlierRunsInAll = 5_000
 
-    private(set) var results: [TestCaseResult] = []
+    /// Each test's latest result, in the order tests first ended.
+    public private(set) var results: [TestCaseResult] = []
     /// Failed runs before each test's last one, in the order they ended (bounded; passed ones tell nothing more).
-    private(set) var earlierRuns: [TestCaseResult] = []
+    public private(set) var earlierRuns: [TestCaseResult] = []
     private var earlierRunCounts: [String: Int] = [:]
     private var entries: [String: (index: Int, origin: XcodebuildLogEvent.Origin)] = [:]
+
+    public init() {}
 
     /// The results, once each: when xcodebuild itself reported Swift Testing tests (`Suite/test()` lines), the
     /// testing library's own lines for them (`✔ Test test() passed …`, named without their suite) are the same
     /// runs told twice: they are left out, and only lend their failure message and location.
-    func finalResults(xcodebuildReportedSwiftTesting: Bool) -> [TestCaseResult] {
+    public func finalResults(xcodebuildReportedSwiftTesting: Bool) -> [TestCaseResult] {
         guard xcodebuildReportedSwiftTesting else { return results }
         var library: [String: TestCaseResult] = [:]
         var kept: [TestCaseResult] = []
@@ -46,7 +48,7 @@ struct TestCollector {
     }
 
     /// Records a finished test; returns `true` when it is news to show (a first report, or a new run).
-    mutating func record(_ result: TestCaseResult, origin: XcodebuildLogEvent.Origin) -> Bool {
+    public mutating func record(_ result: TestCaseResult, origin: XcodebuildLogEvent.Origin) -> Bool {
         guard let entry = entries[result.identifier] else {
             entries[result.identifier] = (results.count, origin)
             results.append(result)
