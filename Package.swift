@@ -39,9 +39,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "PipeReport", dependencies: ["PipeCore", "PipeApple", "PipeBasics"], swiftSettings: strictSettings),
+        .target(
             name: "PipeCLI",
             dependencies: [
-                "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "XcodebuildTestPlugin",
+                "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
+                "XcodebuildTestPlugin",
             ],
             swiftSettings: strictSettings
         ),
@@ -64,6 +67,9 @@ let package = Package(
         .testTarget(name: "PipeSSHTests", dependencies: ["PipeSSH", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipeGitTests", dependencies: ["PipeGit", "PipeTestSupport"]),
         .testTarget(name: "PipeStoreTests", dependencies: ["PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "PipeReportTests", dependencies: ["PipeReport", "PipeApple", "PipeCLI", "PipeTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),

@@ -20,7 +20,7 @@ public enum PipeCommandLine {
             .value("store", valueName: "path", help: "The run store, a SQLite file (default: .pipe/pipe.db)."),
         ],
         groups: [
-            CommandGroup("COMMANDS", [RunCommand.spec, RerunCommand.spec, ValidateCommand.spec]),
+            CommandGroup("COMMANDS", [RunCommand.spec, RerunCommand.spec, ValidateCommand.spec, ReportCommand.spec]),
             CommandGroup("RUN HISTORY", [RunsCommand.spec]),
             CommandGroup("HOSTS", [HostsCommand.spec, SimsCommand.spec]),
         ],
@@ -71,6 +71,7 @@ public enum PipeCommandLine {
                 case ["run"]: return try RunCommand.execute(context)
                 case ["rerun"]: return try RerunCommand.execute(context)
                 case ["validate"]: return try ValidateCommand.execute(context)
+                case ["report"]: return try ReportCommand.execute(context)
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 case let hosts where hosts.first == "hosts": return try HostsCommand.execute(hosts, context)
                 case let sims where sims.first == "sims": return try SimsCommand.execute(sims, context)

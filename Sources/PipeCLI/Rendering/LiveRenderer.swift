@@ -1,13 +1,16 @@
 import Foundation
 import PipeBasics
 import PipeCore
+import PipeReport
 
-/// Shows a run as it happens: one line per step, a line per test as it passes or fails, and a summary with the
-/// local paths of everything pulled back.
+/// Shows a run as it happens: one line per step, a line per test as it passes or fails (failures with their
+/// location and message), and a summary with the local paths of everything pulled back.
 ///
-/// On a terminal lines carry ✓/✗ marks; with `CI=true` or when output is not a terminal (`plain`), each line
-/// starts with a UTC timestamp instead, which is what CI logs want. Raw xcodebuild output is not shown here (it
-/// is in each layer's log file) unless `verbose`.
+/// On a terminal lines carry ✓/✗ marks, and while a layer runs its last line is a progress line (tests passed,
+/// failed and skipped so far) that is rewritten in place and replaced by the layer's result. With `CI=true` or when
+/// output is not a terminal (`plain`), nothing is rewritten and each line starts with a UTC timestamp (unless the
+/// renderer has no clock: `pipe report` output must be the same for the same input). Raw xcodebuild output is not
+/// shown here (it is in each layer's log file) unless `verbose`. Every string passes through the `Redactor`.
 public final class LiveRenderer: EventSink {
     public enum Style {
         case terminal
@@ -16,11 +19,25 @@ public final class LiveRenderer: EventSink {
 
     private let style: Style
     private let verbose: Bool
+    private let clock: (() -> Date)?
+    private let redactor: Redactor
     private let write: (String) -> Void
 
-    public init(style: Style, verbose: Bool = false, write: @escaping (String) -> Void) {
+    /// The layer whose progress line is on screen, with its counts.
+    private var progress: (layer: String, passed: Int, failed: Int, skipped: Int)?
+    private var progressShown = false
+
+    /// - Parameters:
+    ///   - clock: stamps plain lines; `nil` for output that must not depend on when it was made.
+    ///   - redactor: applied to every string shown.
+    public init(
+        style: Style, verbose: Bool = false, clock: (() -> Date)? = { Date() }, redactor: Redactor = .none,
+        write: @escaping (String) -> Void
+    ) {
         self.style = style
         self.verbose = verbose
+        self.clock = clock
+        self.redactor = redactor
         self.write = write
     }
 
@@ -46,15 +63,18 @@ public final class LiveRenderer: EventSink {
             line("simulator \(choice.simulator.udid) — \(choice.reason)", mark: "✓")
         case .layerStarted(let layer, let attempt):
             line("layer \(layer)" + (attempt > 1 ? " (attempt \(attempt))" : ""), mark: "▸")
+            progress = (layer, 0, 0, 0)
         case .remoteCommand(_, let command):
             line(command, mark: "$", indent: 2)
         case .remoteProcessStarted(_, let host, let processGroup):
             if verbose { line("running on \(host) in process group \(processGroup)", mark: " ", indent: 4) }
-        case .testFinished(_, let result):
+        case .testFinished(let layer, let result):
             showTest(result)
+            count(result, layer: layer)
         case .output(_, _, let text):
-            if verbose { write(text) }
+            if verbose { raw(text) }
         case .layerFinished(let layer, _, let result):
+            progress = nil
             showLayer(layer, result)
         case .artifactsPulled(_, let paths):
             // The summary lists every path; here one line says where they went.
@@ -63,6 +83,7 @@ public final class LiveRenderer: EventSink {
         case .warning(let message):
             line("warning: \(message)", mark: "!")
         case .runFinished(let summary):
+            progress = nil
             showSummary(summary)
         }
     }
@@ -71,15 +92,37 @@ public final class LiveRenderer: EventSink {
         let duration = result.durationSeconds.map { " (\(Self.seconds($0)))" } ?? ""
         switch result.status {
         case .passed: line("\(result.identifier)\(duration)", mark: "✓", indent: 4)
-        case .skipped: line("\(result.identifier) skipped", mark: "-", indent: 4)
+        case .skipped:
+            line("\(result.identifier) skipped" + (result.failureMessage.map { ": \($0)" } ?? ""), mark: "-", indent: 4)
         case .expectedFailure: line("\(result.identifier) (expected failure)\(duration)", mark: "✓", indent: 4)
         case .failed:
             line("\(result.identifier) failed\(duration)", mark: "✗", indent: 4)
+            let location = result.failureLocation.map { "\($0): " } ?? ""
             if let message = result.failureMessage {
-                let location = result.failureLocation.map { "\($0): " } ?? ""
-                line("\(location)\(message)", mark: " ", indent: 8)
+                let lines = message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+                for (index, text) in lines.prefix(12).enumerated() {
+                    line((index == 0 ? location : "") + text, mark: " ", indent: 8)
+                }
+                if lines.count > 12 { line("… \(lines.count - 12) more lines", mark: " ", indent: 8) }
+            } else if !location.isEmpty {
+                line(String(location.dropLast(2)), mark: " ", indent: 8)
             }
         }
+    }
+
+    private func count(_ result: TestCaseResult, layer: String) {
+        guard style == .terminal, var current = progress, current.layer == layer else { return }
+        switch result.status {
+        case .passed, .expectedFailure: current.passed += 1
+        case .failed: current.failed += 1
+        case .skipped: current.skipped += 1
+        }
+        progress = current
+        var text = "  … \(layer): \(current.passed) passed"
+        if current.failed > 0 { text += ", \(current.failed) failed" }
+        if current.skipped > 0 { text += ", \(current.skipped) skipped" }
+        write(redactor.redact(text))
+        progressShown = true
     }
 
     private func showLayer(_ layer: String, _ result: LayerResultSummary) {
@@ -91,13 +134,15 @@ public final class LiveRenderer: EventSink {
         if result.seconds > 0 { text += " (\(Self.seconds(result.seconds)))" }
         line(text, mark: Self.mark(for: result.outcome))
         if result.outcome != .passed {
-            for evidence in result.evidence.prefix(8) { line(evidence, mark: " ", indent: 4) }
+            for evidence in result.evidence.prefix(12) { line(evidence, mark: " ", indent: 4) }
         }
     }
 
     private func showSummary(_ summary: RunFinishedSummary) {
-        line(
-            "summary of run \(summary.runID) (\(summary.status.rawValue), \(Self.seconds(summary.seconds)))", mark: "▸")
+        var facts = [summary.status.rawValue]
+        if summary.seconds > 0 { facts.append(Self.seconds(summary.seconds)) }
+        let title = summary.runID.isEmpty ? "summary" : "summary of run \(summary.runID)"
+        line("\(title) (\(facts.joined(separator: ", ")))", mark: "▸")
         if let problem = summary.problem { line(problem, mark: "✗", indent: 2) }
         let width = summary.layers.map(\.name.count).max() ?? 0
         for layer in summary.layers {
@@ -112,20 +157,34 @@ public final class LiveRenderer: EventSink {
         for pending in summary.pendingSignoffs {
             line("\(pending): awaiting sign-off (pipe signoff \(summary.runID) \(pending) …)", mark: "…", indent: 2)
         }
-        line("run record: \(summary.summaryPath)", mark: " ", indent: 2)
+        if !summary.summaryPath.isEmpty { line("run record: \(summary.summaryPath)", mark: " ", indent: 2) }
         line(
             "exit \(summary.exitCode.rawValue): \(Self.verdict(summary.exitCode))",
             mark: summary.exitCode == .success ? "✓" : "✗")
     }
 
     private func line(_ text: String, mark: String, indent: Int = 0) {
+        clearProgress()
         let padding = String(repeating: " ", count: indent)
-        switch style {
-        case .terminal:
+        let text = redactor.redact(text)
+        switch (style, clock) {
+        case (.terminal, _), (.plain, nil):
             write("\(padding)\(mark) \(text)\n")
-        case .plain:
-            write("\(UTCTimestamp.iso8601(Date())) \(padding)\(mark == " " ? "" : mark + " ")\(text)\n")
+        case (.plain, let clock?):
+            write("\(UTCTimestamp.iso8601(clock())) \(padding)\(mark == " " ? "" : mark + " ")\(text)\n")
         }
+    }
+
+    private func raw(_ text: String) {
+        clearProgress()
+        write(redactor.redact(text))
+    }
+
+    /// Erases the progress line (carriage return, clear line) before anything else is written over it.
+    private func clearProgress() {
+        guard progressShown else { return }
+        write("\r\u{1B}[2K")
+        progressShown = false
     }
 
     static func mark(for outcome: LayerOutcome) -> String {
@@ -152,14 +211,5 @@ public final class LiveRenderer: EventSink {
         value < 10 ? String(format: "%.2f s", value) : String(format: "%.1f s", value)
     }
 
-    static func bytes(_ value: Int64) -> String {
-        let units = ["B", "KB", "MB", "GB"]
-        var amount = Double(value)
-        var unit = 0
-        while amount >= 1000, unit < units.count - 1 {
-            amount /= 1000
-            unit += 1
-        }
-        return unit == 0 ? "\(value) B" : String(format: "%.1f", amount) + " " + units[unit]
-    }
+    static func bytes(_ value: Int64) -> String { ByteCount.text(value) }
 }

@@ -1,0 +1,74 @@
+import PipeCore
+
+/// Collects the tests a log reports, once each, in the order they first ended, and the runs that came before a
+/// test's last one.
+///
+/// One test can end several times in a log. Reported again by *another kind* of line, it is the same run told
+/// twice (in serial runs Swift Testing tests are reported by the testing library and by xcodebuild): the later
+/// report only fills in what the first lacked. Reported again by the *same kind* of line, it ran again (a retry of
+/// a failed test, a test process restarted after a crash): the earlier run is kept as an earlier run, so a test
+/// that failed and then passed is reported flaky, and counts are never doubled.
+public struct XcodebuildTestCollector {
+    /// How many earlier failed runs are kept per test, and in all: a log of thousands of repetitions must not
+    /// grow memory with each, and reports need only a few to show a test was flaky.
+    public static let earlierRunsPerTest = 5
+    public static let earlierRunsInAll = 5_000
+
+    /// Each test's latest result, in the order tests first ended.
+    public private(set) var results: [TestCaseResult] = []
+    /// Failed runs before each test's last one, in the order they ended (bounded; passed ones tell nothing more).
+    public private(set) var earlierRuns: [TestCaseResult] = []
+    private var earlierRunCounts: [String: Int] = [:]
+    private var entries: [String: (index: Int, origin: XcodebuildLogEvent.Origin)] = [:]
+
+    public init() {}
+
+    /// The results, once each: when xcodebuild itself reported Swift Testing tests (`Suite/test()` lines), the
+    /// testing library's own lines for them (`✔ Test test() passed …`, named without their suite) are the same
+    /// runs told twice: they are left out, and only lend their failure message and location.
+    public func finalResults(xcodebuildReportedSwiftTesting: Bool) -> [TestCaseResult] {
+        guard xcodebuildReportedSwiftTesting else { return results }
+        var library: [String: TestCaseResult] = [:]
+        var kept: [TestCaseResult] = []
+        for result in results {
+            if entries[result.identifier]?.origin == .swiftTesting {
+                library[result.identifier] = library[result.identifier] ?? result
+            } else {
+                kept.append(result)
+            }
+        }
+        return kept.map { result in
+            let name = result.identifier.split(separator: "/").last.map(String.init) ?? result.identifier
+            guard result.status == .failed, let told = library[name] else { return result }
+            var merged = result
+            if merged.failureMessage == nil { merged.failureMessage = told.failureMessage }
+            if merged.failureLocation == nil { merged.failureLocation = told.failureLocation }
+            return merged
+        }
+    }
+
+    /// Records a finished test; returns `true` when it is news to show (a first report, or a new run).
+    public mutating func record(_ result: TestCaseResult, origin: XcodebuildLogEvent.Origin) -> Bool {
+        guard let entry = entries[result.identifier] else {
+            entries[result.identifier] = (results.count, origin)
+            results.append(result)
+            return true
+        }
+        if entry.origin == origin {
+            let earlier = results[entry.index]
+            let kept = earlierRunCounts[earlier.identifier, default: 0]
+            if earlier.status == .failed, kept < Self.earlierRunsPerTest, earlierRuns.count < Self.earlierRunsInAll {
+                earlierRuns.append(earlier)
+                earlierRunCounts[earlier.identifier] = kept + 1
+            }
+            results[entry.index] = result
+            return true
+        }
+        var known = results[entry.index]
+        if known.failureMessage == nil { known.failureMessage = result.failureMessage }
+        if known.failureLocation == nil { known.failureLocation = result.failureLocation }
+        if known.durationSeconds == nil { known.durationSeconds = result.durationSeconds }
+        results[entry.index] = known
+        return false
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import PipeCLI
+import PipeCore
+import PipeReport
+import XCTest
+
+/// The renderers of `pipe run` and `pipe report`: JSON lines and the live view.
+final class RenderingTests: XCTestCase {
+    /// One event of every kind, with the fields a run fills in.
+    static let everyEvent: [RunEvent] = {
+        let choice = SimulatorChoice(simulator: SampleRecords.simulator, reason: "the newest iPhone")
+        return [
+            .runStarted(runID: "20261129-140312-7f3a", pipeline: "app-intents", requestedBy: "alice"),
+            .checkedOut(ref: "main", commit: "3f98907c", workspace: "examples/reader-app"),
+            .hostConnected(
+                host: "mac-1", endpoint: "pipe-mac@127.0.0.1:2222", keyType: "ssh-ed25519", fingerprint: "SHA256:x"),
+            .workspaceUploaded(host: "mac-1", bytes: 2_048_000, seconds: 0.4),
+            .simulatorsListed(host: "mac-1", available: 3),
+            .simulatorChosen(host: "mac-1", choice: choice),
+            .layerStarted(layer: "logic", attempt: 1),
+            .remoteCommand(layer: "logic", command: "xcodebuild test -scheme 'Reader'"),
+            .remoteProcessStarted(layer: "logic", host: "mac-1", processGroup: 4242),
+            .testFinished(
+                layer: "logic", result: TestCaseResult(identifier: "A/b()", status: .passed, durationSeconds: 0.01)),
+            .testFinished(
+                layer: "logic",
+                result: TestCaseResult(
+                    identifier: "A/c()", status: .failed, durationSeconds: 0.2, failureMessage: "line one\nline two",
+                    failureLocation: "A.swift:3")),
+            .output(layer: "logic", stream: .stdout, text: "raw \"output\" with s3cr3t\n"),
+            .layerFinished(
+                layer: "logic", attempt: 1,
+                result: LayerResultSummary(
+                    outcome: .testsFailed, evidence: ["exit 65"], exitText: "65", passedTests: 1, failedTests: 1,
+                    seconds: 3.5)),
+            .artifactsPulled(layer: "logic", paths: ["artifacts/r/logic/xcodebuild.log"]),
+            .warning("the host is slow"),
+            .runFinished(
+                summary: RunFinishedSummary(
+                    runID: "20261129-140312-7f3a", status: .finished, exitCode: .appFailure,
+                    layers: [(name: "logic", outcome: .testsFailed, artifacts: [])], pendingSignoffs: ["haptics"],
+                    summaryPath: "artifacts/20261129-140312-7f3a/summary.json", seconds: 9.5, problem: nil)),
+        ]
+    }()
+
+    func testJSONLinesAreOneObjectPerEventWithItsKindItsTimeAndItsFields() throws {
+        var lines: [String] = []
+        let renderer = JSONLinesRenderer(
+            clock: { Date(timeIntervalSince1970: 1_796_000_000) }, write: { lines.append($0) })
+        for event in Self.everyEvent { renderer.emit(event) }
+        XCTAssertEqual(lines.count, Self.everyEvent.count)
+        for (line, event) in zip(lines, Self.everyEvent) {
+            XCTAssertTrue(line.hasSuffix("\n"))
+            XCTAssertFalse(line.dropLast().contains("\n"), "one line per event")
+            let object = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], line)
+            XCTAssertEqual(object["event"] as? String, event.typeName)
+            XCTAssertEqual(object["time"] as? String, "2026-11-30T00:53:20.000Z")
+            let payload = try XCTUnwrap(
+                try JSONSerialization.jsonObject(with: Data(event.jsonPayload.utf8)) as? [String: Any])
+            // Every field of the payload is there, and the renderer's own keys never collide with one.
+            XCTAssertEqual(Set(object.keys), Set(payload.keys).union(JSONLinesRenderer.reservedKeys), line)
+            XCTAssertTrue(Set(payload.keys).isDisjoint(with: JSONLinesRenderer.reservedKeys))
+        }
+    }
+
+    func testJSONLinesWithoutAClockHaveNoTimeAndSecretsAreMasked() throws {
+        var text = ""
+        let renderer = JSONLinesRenderer(clock: nil, redactor: Redactor(secrets: ["s3cr3t"]), write: { text += $0 })
+        for event in Self.everyEvent { renderer.emit(event) }
+        XCTAssertFalse(text.contains("\"time\""))
+        XCTAssertFalse(text.contains("s3cr3t"))
+        XCTAssertTrue(text.contains("raw \\\"output\\\" with \(Redactor.mask)"))
+    }
+
+    func testThePlainViewHasTimestampsOnlyWithAClock() {
+        var stamped = ""
+        var bare = ""
+        let clock = { Date(timeIntervalSince1970: 1_796_000_000) }
+        let withClock = LiveRenderer(style: .plain, clock: clock, write: { stamped += $0 })
+        let withoutClock = LiveRenderer(style: .plain, clock: nil, write: { bare += $0 })
+        for event in Self.everyEvent {
+            withClock.emit(event)
+            withoutClock.emit(event)
+        }
+        let stampedLines = stamped.split(separator: "\n")
+        XCTAssertTrue(stampedLines.allSatisfy { $0.hasPrefix("2026-11-30T00:53:20.000Z ") })
+        XCTAssertFalse(bare.contains("2026-11-30T"))
+        XCTAssertFalse(bare.contains("\u{1B}"), "no progress line outside a terminal")
+        XCTAssertTrue(bare.contains("    ✗ A/c() failed (0.20 s)\n          A.swift:3: line one\n          line two\n"))
+    }
+
+    func testTheTerminalViewRewritesAProgressLinePerLayer() {
+        var text = ""
+        let renderer = LiveRenderer(style: .terminal, write: { text += $0 })
+        for event in Self.everyEvent.prefix(13) { renderer.emit(event) }
+        let clear = "\r\u{1B}[2K"
+        XCTAssertTrue(text.contains("    ✓ A/b() (0.01 s)\n  … logic: 1 passed\(clear)    ✗ A/c() failed (0.20 s)\n"))
+        XCTAssertTrue(text.contains("  … logic: 1 passed, 1 failed\(clear)✗ layer logic: tests-failed"))
+        XCTAssertFalse(text.contains("2026-"), "no timestamps on a terminal")
+    }
+
+    func testTheLiveViewMasksSecretsInEveryLine() {
+        var text = ""
+        let renderer = LiveRenderer(
+            style: .plain, verbose: true, clock: nil, redactor: Redactor(secrets: ["s3cr3t", "alice"]),
+            write: { text += $0 })
+        for event in Self.everyEvent { renderer.emit(event) }
+        XCTAssertTrue(text.contains("raw \"output\" with \(Redactor.mask)"), "verbose output is shown, masked")
+        XCTAssertFalse(text.contains("s3cr3t"))
+        XCTAssertFalse(text.contains("alice"))
+    }
+}
