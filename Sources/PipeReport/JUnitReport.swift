@@ -28,7 +28,7 @@ public enum JUnitReport {
     ///     repetitions); the record holds only the final results.
     ///   - redactor: applied to every string taken from the run.
     public static func render(
-        _ record: RunRecord, earlierRuns: [String: [TestCaseResult]] = [:], redactor: Redactor = .none
+        _ record: RunRecord, earlierRuns: [String: [TestCaseResult]] = [:], redactor: SecretRedactor = .none
     ) -> String {
         var writer = Writer(redactor: redactor)
         let suites = ReportedLayer.layers(of: record, earlierRuns: earlierRuns).map { writer.suite($0, record: record) }
@@ -65,7 +65,7 @@ public enum JUnitReport {
     fileprivate static func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
 
     private struct Writer {
-        let redactor: Redactor
+        let redactor: SecretRedactor
 
         func attribute(_ text: String) -> String { XMLText.attribute(redactor.redact(text)) }
         func content(_ text: String) -> String { XMLText.content(redactor.redact(text)) }

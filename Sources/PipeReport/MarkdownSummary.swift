@@ -19,7 +19,7 @@ public enum MarkdownSummary {
     ///   - earlierRuns: per layer, results of runs before the final ones (they make passing tests flaky).
     ///   - redactor: applied to every string taken from the run.
     public static func render(
-        _ record: RunRecord, earlierRuns: [String: [TestCaseResult]] = [:], redactor: Redactor = .none
+        _ record: RunRecord, earlierRuns: [String: [TestCaseResult]] = [:], redactor: SecretRedactor = .none
     ) -> String {
         let redacted = Redacted(redactor: redactor)
         let layers = ReportedLayer.layers(of: record, earlierRuns: earlierRuns)
@@ -204,7 +204,7 @@ public enum MarkdownSummary {
 
     /// Every string from the run goes through the redactor before it is escaped.
     private struct Redacted {
-        let redactor: Redactor
+        let redactor: SecretRedactor
         func text(_ value: String) -> String { redactor.redact(value) }
         func code(_ value: String) -> String { MarkdownText.code(redactor.redact(value)) }
         func plain(_ value: String) -> String { MarkdownText.plain(redactor.redact(value)) }

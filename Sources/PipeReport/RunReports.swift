@@ -24,7 +24,8 @@ public enum RunReports {
     ///   - redactor: secrets to keep out of the files.
     @discardableResult
     public static func write(
-        record: RunRecord, earlierRuns: [String: [TestCaseResult]] = [:], to folder: URL, redactor: Redactor = .none
+        record: RunRecord, earlierRuns: [String: [TestCaseResult]] = [:], to folder: URL,
+        redactor: SecretRedactor = .none
     ) throws -> [URL] {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let junit = folder.appendingPathComponent(FileName.junit)

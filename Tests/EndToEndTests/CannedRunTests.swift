@@ -232,6 +232,9 @@ final class CannedRunTests: EmulatedHostTestCase {
         let identifiers = tests.compactMap { $0["identifier"] as? String }
         XCTAssertEqual(identifiers.count, Set(identifiers).count)
         XCTAssertEqual(identifiers.count, 12)
+        let junit = try String(
+            contentsOf: try XCTUnwrap(project.runFolders().last).appendingPathComponent("junit.xml"), encoding: .utf8)
+        XCTAssertTrue(junit.contains("<flakyFailure"), "CI servers see the test as flaky:\n\(junit)")
 
         let blocked = try project.pipe(["run", "app-intents", "--param", "flaky=block"])
         XCTAssertEqual(blocked.exitCode, 1, "flaky fails the gate under flaky: block:\n\(blocked.combined)")
@@ -283,6 +286,29 @@ final class CannedRunTests: EmulatedHostTestCase {
         let nothingLeft = try project.pipe(["rerun", "last", "--failed"])
         XCTAssertEqual(nothingLeft.exitCode, 0)
         XCTAssertTrue(nothingLeft.stdout.contains("nothing to run again"), nothingLeft.stdout)
+    }
+
+    func testEveryRunLeavesJUnitAndMarkdownReportsAndJSONLinesOnRequest() throws {
+        let project = try PipeProject(host: host)
+        let result = try project.pipe(["run", "app-intents", "--json", "--junit", "out/junit.xml"])
+        XCTAssertEqual(result.exitCode, 0, result.combined)
+        let events = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual(events.count, result.stdout.split(separator: "\n").count, "every line is one JSON object")
+        XCTAssertEqual(events.first?["event"] as? String, "run-started")
+        XCTAssertEqual(events.last?["event"] as? String, "run-finished")
+        XCTAssertEqual(events.filter { $0["event"] as? String == "test-finished" }.count, 19)
+
+        let runFolder = try XCTUnwrap(project.runFolders().last)
+        let junit = try String(contentsOf: runFolder.appendingPathComponent("junit.xml"), encoding: .utf8)
+        XCTAssertTrue(junit.contains("<testsuite name=\"logic\""), junit)
+        XCTAssertEqual(
+            try String(contentsOf: project.url.appendingPathComponent("out/junit.xml"), encoding: .utf8), junit)
+        let markdown = try String(contentsOf: runFolder.appendingPathComponent("summary.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("logic"), markdown)
+        let shown = try project.pipe(["runs", "show", "last"])
+        XCTAssertTrue(shown.stdout.contains("junit.xml"), "the reports are recorded artifacts:\n\(shown.stdout)")
     }
 
     // MARK: - Helpers

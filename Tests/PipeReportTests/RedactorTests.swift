@@ -1,21 +1,22 @@
+import PipeCore
 import PipeReport
 import XCTest
 
 final class RedactorTests: XCTestCase {
     func testTheDefaultChangesNothing() {
-        XCTAssertTrue(Redactor.none.isEmpty)
-        XCTAssertEqual(Redactor.none.redact("token=abc"), "token=abc")
+        XCTAssertTrue(SecretRedactor.none.isEmpty)
+        XCTAssertEqual(SecretRedactor.none.redact("token=abc"), "token=abc")
     }
 
-    func testEverySecretIsMaskedLongestFirst() {
-        let redactor = Redactor(secrets: ["abc", "abcdef", ""])
-        XCTAssertEqual(redactor.redact("x abcdef y abc z"), "x \(Redactor.mask) y \(Redactor.mask) z")
+    func testEverySecretIsMaskedLongestFirstAndEmptyValuesAreIgnored() {
+        let redactor = SecretRedactor(SecretValues(["SHORT": "abc", "LONG": "abcdef", "EMPTY": ""]))
+        XCTAssertEqual(redactor.redact("x abcdef y abc z"), "x [secret LONG] y [secret SHORT] z")
     }
 
     func testSecretsAreFoundInsideJSONStrings() {
-        let redactor = Redactor(secrets: ["pa\"ss\\word"])
+        let redactor = SecretRedactor(SecretValues(["PASSWORD": #"pa"ss\word"#]))
         XCTAssertEqual(
             redactor.redactJSON(#"{"text":"login with pa\"ss\\word now"}"#),
-            #"{"text":"login with \#(Redactor.mask) now"}"#)
+            #"{"text":"login with [secret PASSWORD] now"}"#)
     }
 }

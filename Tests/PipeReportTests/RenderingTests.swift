@@ -66,11 +66,12 @@ final class RenderingTests: XCTestCase {
 
     func testJSONLinesWithoutAClockHaveNoTimeAndSecretsAreMasked() throws {
         var text = ""
-        let renderer = JSONLinesRenderer(clock: nil, redactor: Redactor(secrets: ["s3cr3t"]), write: { text += $0 })
+        let renderer = JSONLinesRenderer(
+            clock: nil, redactor: SecretRedactor(SecretValues(["S0": "s3cr3t"])), write: { text += $0 })
         for event in Self.everyEvent { renderer.emit(event) }
         XCTAssertFalse(text.contains("\"time\""))
         XCTAssertFalse(text.contains("s3cr3t"))
-        XCTAssertTrue(text.contains("raw \\\"output\\\" with \(Redactor.mask)"))
+        XCTAssertTrue(text.contains("raw \\\"output\\\" with \(SecretRedactor.mask(for: "S0"))"))
     }
 
     func testThePlainViewHasTimestampsOnlyWithAClock() {
@@ -103,10 +104,12 @@ final class RenderingTests: XCTestCase {
     func testTheLiveViewMasksSecretsInEveryLine() {
         var text = ""
         let renderer = LiveRenderer(
-            style: .plain, verbose: true, clock: nil, redactor: Redactor(secrets: ["s3cr3t", "alice"]),
+            style: .plain, verbose: true, clock: nil,
+            redactor: SecretRedactor(SecretValues(["S0": "s3cr3t", "S1": "alice"])),
             write: { text += $0 })
         for event in Self.everyEvent { renderer.emit(event) }
-        XCTAssertTrue(text.contains("raw \"output\" with \(Redactor.mask)"), "verbose output is shown, masked")
+        XCTAssertTrue(
+            text.contains("raw \"output\" with \(SecretRedactor.mask(for: "S0"))"), "verbose output is shown, masked")
         XCTAssertFalse(text.contains("s3cr3t"))
         XCTAssertFalse(text.contains("alice"))
     }

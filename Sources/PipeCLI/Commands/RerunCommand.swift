@@ -24,8 +24,7 @@ enum RerunCommand {
             .value("host", help: "Run on this host of the hosts file."),
             .value("hosts-file", valueName: "path", help: "The hosts file (default: .pipe/hosts.yml)."),
             .value("reason", valueName: "text", help: "Why this run was started, for the run record."),
-            .flag("verbose", short: "v", help: "Also show the raw output of every layer as it arrives."),
-        ])
+        ] + RunLauncher.outputOptions)
 
     /// Outcomes that count as passed for `--failed`: these layers are not run again.
     static let passingOutcomes: Set<LayerOutcome> = [.passed, .flaky, .signedOff]

@@ -33,8 +33,7 @@ enum RunCommand {
                 "only", valueName: "layer[,layer]",
                 help: "Run only these layers; the others are recorded as not run (a layer they need is not run either)."
             ),
-            .flag("verbose", short: "v", help: "Also show the raw output of every layer as it arrives."),
-        ])
+        ] + RunLauncher.outputOptions)
 
     static func execute(_ context: CommandContext) throws -> Int32 {
         let arguments = context.arguments

@@ -8,16 +8,17 @@ import PipeReport
 /// Each line is `{"event":"<kind>","time":"<UTC ISO 8601>",<the event's fields>}`: the kind is
 /// `RunEvent.typeName` (`layer-started`, `test-finished`, …) and the fields are `RunEvent.jsonPayload`, the same
 /// ones the run store keeps. `time` is left out when the renderer has no clock (`pipe report`, whose output must be
-/// the same for the same input). Every line passes through the `Redactor`.
+/// the same for the same input). Every line passes through the `SecretRedactor`.
 public final class JSONLinesRenderer: EventSink {
     /// The keys this renderer adds to every event's fields; no event payload may use them.
     public static let reservedKeys = ["event", "time"]
 
     private let clock: (() -> Date)?
-    private let redactor: Redactor
+    private let redactor: SecretRedactor
     private let write: (String) -> Void
 
-    public init(clock: (() -> Date)? = { Date() }, redactor: Redactor = .none, write: @escaping (String) -> Void) {
+    public init(clock: (() -> Date)? = { Date() }, redactor: SecretRedactor = .none, write: @escaping (String) -> Void)
+    {
         self.clock = clock
         self.redactor = redactor
         self.write = write

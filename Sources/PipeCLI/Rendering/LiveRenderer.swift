@@ -10,7 +10,7 @@ import PipeReport
 /// failed and skipped so far) that is rewritten in place and replaced by the layer's result. With `CI=true` or when
 /// output is not a terminal (`plain`), nothing is rewritten and each line starts with a UTC timestamp (unless the
 /// renderer has no clock: `pipe report` output must be the same for the same input). Raw xcodebuild output is not
-/// shown here (it is in each layer's log file) unless `verbose`. Every string passes through the `Redactor`.
+/// shown here (it is in each layer's log file) unless `verbose`. Every string passes through the `SecretRedactor`.
 public final class LiveRenderer: EventSink {
     public enum Style {
         case terminal
@@ -20,7 +20,7 @@ public final class LiveRenderer: EventSink {
     private let style: Style
     private let verbose: Bool
     private let clock: (() -> Date)?
-    private let redactor: Redactor
+    private let redactor: SecretRedactor
     private let write: (String) -> Void
 
     /// The layer whose progress line is on screen, with its counts.
@@ -31,7 +31,7 @@ public final class LiveRenderer: EventSink {
     ///   - clock: stamps plain lines; `nil` for output that must not depend on when it was made.
     ///   - redactor: applied to every string shown.
     public init(
-        style: Style, verbose: Bool = false, clock: (() -> Date)? = { Date() }, redactor: Redactor = .none,
+        style: Style, verbose: Bool = false, clock: (() -> Date)? = { Date() }, redactor: SecretRedactor = .none,
         write: @escaping (String) -> Void
     ) {
         self.style = style
@@ -158,6 +158,9 @@ public final class LiveRenderer: EventSink {
             line("\(pending): awaiting sign-off (pipe signoff \(summary.runID) \(pending) …)", mark: "…", indent: 2)
         }
         if !summary.summaryPath.isEmpty { line("run record: \(summary.summaryPath)", mark: " ", indent: 2) }
+        if !summary.reportPaths.isEmpty {
+            line("reports: \(summary.reportPaths.joined(separator: ", "))", mark: " ", indent: 2)
+        }
         line(
             "exit \(summary.exitCode.rawValue): \(Self.verdict(summary.exitCode))",
             mark: summary.exitCode == .success ? "✓" : "✗")

@@ -1,5 +1,6 @@
 import Foundation
 import PipeCore
+import PipeReport
 import PipeSpec
 
 /// What `pipe run` and `pipe rerun` share: the hosts file, the engine with its parts, Ctrl-C, the live view.
@@ -23,6 +24,14 @@ enum RunLauncher {
         }
     }
 
+    /// The options `pipe run` and `pipe rerun` share about output.
+    static let outputOptions: [OptionSpec] = [
+        .flag("json", help: "Print one JSON object per event (JSON lines) instead of the live view."),
+        .value("junit", valueName: "path", help: "Also write the run's JUnit XML report here."),
+        .value("markdown", valueName: "path", help: "Also write the run's Markdown summary here."),
+        .flag("verbose", short: "v", help: "Also show the raw output of every layer as it arrives."),
+    ]
+
     /// Runs `request` to its end, showing it live; returns `pipe`'s exit code.
     static func launch(_ request: RunRequest, hosts: [HostConfig], store: RunStore, context: CommandContext) throws
         -> Int32
@@ -32,13 +41,45 @@ enum RunLauncher {
             context.console.err("\ncancelling: stopping the remote processes and keeping what was brought back…\n")
         }
         defer { withExtendedLifetime(signals) {} }
-        let renderer = LiveRenderer(
-            style: LiveRenderer.defaultStyle(environment: context.environment),
-            verbose: context.arguments.flag("verbose"), write: context.console.out)
+        let redactor = SecretRedactor(request.secrets)
+        let renderer: EventSink =
+            context.arguments.flag("json")
+            ? JSONLinesRenderer(redactor: redactor, write: context.console.out)
+            : LiveRenderer(
+                style: LiveRenderer.defaultStyle(environment: context.environment),
+                verbose: context.arguments.flag("verbose"), redactor: redactor, write: context.console.out)
         let engine = RunEngine(
             checkout: GitSourceCheckout(cancellation: cancellation),
             connector: SSHHostConnector(environment: context.environment), inspector: AppleHostInspector(),
             plugins: BuiltInPlugins.registry, hosts: hosts, events: renderer, cancellation: cancellation, store: store)
-        return try engine.run(request).exitCode.rawValue
+        engine.reports = StandardReports()
+        let result = try engine.run(request)
+        copyReports(of: result, context: context)
+        return result.exitCode.rawValue
+    }
+
+    /// `--junit PATH` and `--markdown PATH`: copies of the run's own reports where a CI system looks for them.
+    private static func copyReports(of result: RunEngine.Result, context: CommandContext) {
+        let folder = result.recordURL.deletingLastPathComponent()
+        for (option, name) in [("junit", RunReports.FileName.junit), ("markdown", RunReports.FileName.markdown)] {
+            guard let path = context.arguments.string(option) else { continue }
+            let source = folder.appendingPathComponent(name)
+            guard let text = try? String(contentsOf: source, encoding: .utf8) else {
+                context.console.err(
+                    "warning: no \(name) was written for this run, so --\(option) has nothing to copy\n")
+                continue
+            }
+            let destination = URL(fileURLWithPath: path, relativeTo: context.currentDirectory).standardizedFileURL
+            do {
+                try FileManager.default.createDirectory(
+                    at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+                try RunReports.writeAtomically(text, to: destination)
+            } catch {
+                // The verdict stands: the report is still in the run's folder.
+                context.console.err(
+                    "warning: could not write --\(option) \(destination.path): \(error.localizedDescription); "
+                        + "the report is in \(source.path)\n")
+            }
+        }
     }
 }

@@ -73,3 +73,12 @@ public struct PluginRegistry {
 
     public var kinds: [String] { plugins.keys.sorted() }
 }
+
+/// Writes a run's reports (JUnit, Markdown, …) into its artifacts folder when it ends (`PipeReport`).
+public protocol RunReportWriter {
+    /// Returns the files written. `earlierAttempts` holds, per layer, the tests of attempts before the last (the
+    /// record keeps only the last), so a test that failed and then passed reads as flaky.
+    func write(
+        record: RunRecord, earlierAttempts: [String: [TestCaseResult]], into folder: URL, redactor: SecretRedactor
+    ) throws -> [URL]
+}

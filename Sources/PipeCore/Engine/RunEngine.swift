@@ -20,6 +20,8 @@ public final class RunEngine {
     private let clock: () -> Date
     /// How long a run waits for a free host slot or simulator before giving up (infrastructure).
     public var leaseWaitSeconds: Double = 3600
+    /// Writes the run's reports when it ends; none without one.
+    public var reports: RunReportWriter?
 
     public init(
         checkout: SourceCheckout, connector: HostConnector, inspector: HostInspector, plugins: PluginRegistry,
@@ -419,6 +421,7 @@ public final class RunEngine {
                 attemptStart)
             state.record.layers[index].attempts[attemptIndex].facts = result.facts
             state.record.layers[index].attempts[attemptIndex].artifacts = result.artifacts
+            if attempt > 1 { state.earlierAttempts[spec.name, default: []] += state.record.layers[index].tests }
             state.record.layers[index].tests = result.tests
             try state.journal.attemptFinished(
                 state.record, layer: spec.name, attempt: state.record.layers[index].attempts[attemptIndex],
@@ -587,12 +590,38 @@ public final class RunEngine {
             )
         }
         let pending = state.record.layers.filter { $0.outcome == .awaitingSignoff }.map(\.name)
+        let reportPaths = writeReports(state)
         state.journal.emit(
             .runFinished(
                 summary: RunFinishedSummary(
                     runID: state.runID, status: status, exitCode: exitCode, layers: layers, pendingSignoffs: pending,
                     summaryPath: relativePath(state.recordURL, to: state.projectDirectory),
-                    seconds: finished.timeIntervalSince(state.started), problem: state.record.problem)))
+                    seconds: finished.timeIntervalSince(state.started), problem: state.record.problem,
+                    reportPaths: reportPaths)))
+    }
+
+    /// The run's reports, recorded as run-level artifacts; a report that cannot be written is a warning, never a
+    /// change of the verdict.
+    private func writeReports(_ state: RunState) -> [String] {
+        guard let reports else { return [] }
+        do {
+            let urls = try reports.write(
+                record: state.record, earlierAttempts: state.earlierAttempts, into: state.runFolder,
+                redactor: state.journal.redactor)
+            let paths = urls.map { relativePath($0, to: state.projectDirectory) }
+            let artifacts = zip(urls, paths).map { url, path in
+                ArtifactRecord(
+                    kind: .other, path: path,
+                    bytes: (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?
+                        .int64Value,
+                    sha256: try? SHA256Digest.hex(ofFile: url))
+            }
+            try store?.recordArtifacts(artifacts, runID: state.runID, layer: nil, attempt: nil)
+            return paths
+        } catch {
+            state.journal.emit(.warning("the run's reports could not be written: \(error)"))
+            return []
+        }
     }
 
     private func checkCancelled() throws {
@@ -613,6 +642,8 @@ private struct RunState {
     var flakyPolicy: FlakyPolicy
     var journal: RunJournal
     var record: RunRecord
+    /// Per layer, the tests of attempts before the last one (the record keeps the last attempt's).
+    var earlierAttempts: [String: [TestCaseResult]] = [:]
 
     var recordURL: URL { journal.recordURL }
 }

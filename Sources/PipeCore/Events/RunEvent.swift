@@ -61,11 +61,13 @@ public struct RunFinishedSummary: Sendable {
     public var seconds: Double
     /// Why the run ended before its layers ran, when it did.
     public var problem: String?
+    /// Reports written for the run (JUnit, Markdown), relative to the project folder.
+    public var reportPaths: [String]
 
     public init(
         runID: String, status: RunStatus, exitCode: PipeExitCode,
         layers: [(name: String, outcome: LayerOutcome?, artifacts: [String])], pendingSignoffs: [String],
-        summaryPath: String, seconds: Double, problem: String? = nil
+        summaryPath: String, seconds: Double, problem: String? = nil, reportPaths: [String] = []
     ) {
         self.runID = runID
         self.status = status
@@ -75,6 +77,7 @@ public struct RunFinishedSummary: Sendable {
         self.summaryPath = summaryPath
         self.seconds = seconds
         self.problem = problem
+        self.reportPaths = reportPaths
     }
 }
 

@@ -6,11 +6,20 @@ public struct SecretRedactor: Sendable {
 
     public init(_ secrets: SecretValues) {
         // Longest first: a value that contains another is masked whole.
-        replacements = secrets.values.map { (value: $0.value, mask: "[secret \($0.key)]") }
-            .sorted { $0.value.count > $1.value.count }
+        // An empty value would match everywhere; `SecretValues.resolve` refuses them, this guards other callers.
+        replacements = secrets.values.filter { !$0.value.isEmpty }.map {
+            (value: $0.value, mask: Self.mask(for: $0.key))
+        }
+        .sorted { $0.value.count > $1.value.count }
     }
 
+    /// The redactor that changes nothing (no secrets).
+    public static let none = SecretRedactor(SecretValues())
+
     public var isEmpty: Bool { replacements.isEmpty }
+
+    /// What a secret is replaced with.
+    public static func mask(for name: String) -> String { "[secret \(name)]" }
 
     /// The longest value, in bytes: a stream must hold back one byte less than this to catch a value split
     /// across chunks.
@@ -26,6 +35,36 @@ public struct SecretRedactor: Sendable {
     }
 
     public func redact(_ lines: [String]) -> [String] { lines.map(redact) }
+
+    /// `text` (already encoded as JSON) with every secret replaced, also as it appears JSON-escaped (a secret with
+    /// a quote, a backslash or a control character is written differently inside a JSON string).
+    public func redactJSON(_ text: String) -> String {
+        guard !replacements.isEmpty else { return text }
+        var result = redact(text)
+        for replacement in replacements {
+            let escaped = Self.jsonEscaped(replacement.value)
+            if escaped != replacement.value, result.contains(escaped) {
+                result = result.replacingOccurrences(of: escaped, with: replacement.mask)
+            }
+        }
+        return result
+    }
+
+    private static func jsonEscaped(_ text: String) -> String {
+        var escaped = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case "\n": escaped += "\\n"
+            case "\r": escaped += "\\r"
+            case "\t": escaped += "\\t"
+            case let control where control.value < 0x20: escaped += String(format: "\\u%04x", control.value)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
+    }
 
     public func redact(_ data: Data) -> Data {
         guard !replacements.isEmpty else { return data }
