@@ -1,0 +1,148 @@
+import Foundation
+import PipeBasics
+
+/// Choosing, leasing and connecting to a host, and leasing simulators on it.
+extension RunEngine {
+    struct Session {
+        var host: HostConfig
+        var connected: ConnectedHost
+    }
+
+    /// Leases a slot on the best matching host (capacity and health respected, across processes), then connects.
+    ///
+    /// Default policy: an infrastructure failure is retried once, on another host where there is one. A host that
+    /// cannot be reached or refuses Pipe is recorded unhealthy and leaves rotation until `pipe hosts check` passes.
+    func connect(_ candidates: [HostConfig], state: inout RunState) throws -> Session {
+        var lastError: RemoteError?
+        var failed: Set<String> = []
+        for attempt in 1...2 {
+            try checkCancelled()
+            let host = try leaseHost(candidates, excluding: candidates.count > 1 ? failed : [], state: &state)
+            do {
+                let connected = try connector.connect(host, cancellation: cancellation)
+                state.record.host = .init(
+                    name: host.name, endpoint: host.endpoint, keyType: connected.keyType,
+                    fingerprint: connected.fingerprint)
+                try state.journal.runChanged(state.record)
+                state.journal.emit(
+                    .hostConnected(
+                        host: host.name, endpoint: host.endpoint, keyType: connected.keyType,
+                        fingerprint: connected.fingerprint))
+                return Session(host: host, connected: connected)
+            } catch let error as RemoteError {
+                _ = try? leases?.releaseLeases(runID: state.runID)
+                try? leases?.recordHealth(
+                    HostHealthRecord(
+                        host: host.name, checkedAt: clock(), usable: false, problem: error.message,
+                        source: "run \(state.runID)"))
+                failed.insert(host.name)
+                lastError = error
+                // A host key or login problem is not transient: the same host would only refuse again.
+                let refusal = [.hostKeyUnknown, .hostKeyChanged, .authentication].contains(error.kind)
+                if refusal && candidates.count == 1 { throw error }
+                if attempt == 1 { state.journal.emit(.warning("\(error.description); retrying once")) }
+            }
+        }
+        throw lastError ?? RemoteError(.unreachable, host: candidates[0].name, "could not connect")
+    }
+
+    /// The host to use: without a store, the first candidate not yet failed; with one, a leased slot, waiting
+    /// while every matching host is busy.
+    func leaseHost(_ candidates: [HostConfig], excluding failed: Set<String>, state: inout RunState) throws
+        -> HostConfig
+    {
+        guard let leases else { return candidates.first { !failed.contains($0.name) } ?? candidates[0] }
+        let deadline = clock().addingTimeInterval(leaseWaitSeconds)
+        var announced = false
+        while true {
+            switch try leases.leaseBestHost(among: candidates, runID: state.runID, excluding: failed) {
+            case .leased(let host, _, let reason):
+                if candidates.count > 1 { state.journal.emit(.warning("host \(host.name) chosen: \(reason)")) }
+                return host
+            case .unavailable(let explanation, let choice):
+                let busy = choice.excluded.contains { $0.why == .busy }
+                guard busy, clock() < deadline else {
+                    throw RemoteError(.unreachable, host: candidates.map(\.name).joined(separator: ", "), explanation)
+                }
+                if !announced {
+                    state.journal.emit(.warning("waiting for a free host slot: \(explanation)"))
+                    announced = true
+                }
+                try pause(seconds: 1)
+            }
+        }
+    }
+
+    /// A simulator this run may use now: the one wanted when no other run holds it, else the next best one that
+    /// is free, waiting while every fitting simulator is busy. Without a store, the one wanted.
+    func leaseSimulator(
+        _ wanted: Simulator, layer: String, context: LayerRunContext, excluding tried: Set<String>,
+        state: inout RunState
+    ) throws -> Simulator {
+        guard let leases else { return wanted }
+        let host = context.hostName
+        let deadline = clock().addingTimeInterval(leaseWaitSeconds)
+        var candidate = wanted
+        var announced = false
+        while true {
+            let outcome = try leases.leaseSimulator(host: host, udid: candidate.udid, runID: state.runID, layer: layer)
+            if outcome.isGranted {
+                if candidate.udid != wanted.udid {
+                    state.journal.emit(
+                        .warning(
+                            "\(wanted.summary) is in use (\(outcome.refusal ?? "busy")); using \(candidate.summary)"))
+                }
+                return candidate
+            }
+            let heldByOthers = Set(
+                try leases.activeLeases(host: host).filter { $0.kind == .simulator && $0.runID != state.runID }
+                    .compactMap(\.simulatorUDID))
+            if context.criteria.udid == nil,
+                let next = try? inspector.choose(
+                    context.criteria, among: context.simulators, excluding: heldByOthers.union(tried),
+                    udidSource: "the pool")
+            {
+                candidate = next.simulator
+                continue
+            }
+            guard clock() < deadline else {
+                throw RemoteError(
+                    .unreachable, host: host, "no fitting simulator came free: \(outcome.refusal ?? "all busy")")
+            }
+            if !announced {
+                state.journal.emit(.warning("waiting for a free simulator: \(outcome.refusal ?? "all busy")"))
+                announced = true
+            }
+            try pause(seconds: 1)
+            candidate = wanted
+        }
+    }
+
+    /// Sleeps, waking early (and throwing) when the run is cancelled.
+    func pause(seconds: Double) throws {
+        waitForRetry(seconds: seconds)
+        try checkCancelled()
+    }
+
+    /// The connection to the run's host; replaced when a layer lost it and is retried.
+    final class HostLink {
+        let host: HostConfig
+        var remote: RemoteHost
+
+        init(host: HostConfig, remote: RemoteHost) {
+            self.host = host
+            self.remote = remote
+        }
+    }
+
+    struct LayerRunContext {
+        var request: RunRequest
+        var link: HostLink
+        var hostName: String { link.host.name }
+        var remoteRunFolder: String
+        var remoteWorkspace: String
+        var simulators: [Simulator]
+        var criteria: SimulatorCriteria
+        var firstChoice: SimulatorChoice?
+    }
+}

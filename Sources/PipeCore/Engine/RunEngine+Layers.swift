@@ -1,0 +1,208 @@
+import Foundation
+import PipeBasics
+
+/// Running one layer: its attempts, retries, and the record of each.
+extension RunEngine {
+    func runLayer(at index: Int, context: LayerRunContext, state: inout RunState) throws {
+        let layerRecord = state.record.layers[index]
+        guard let spec = context.request.pipeline.layer(named: layerRecord.name) else { return }
+        if let carried = context.request.carriedOver[spec.name] {
+            try endLayer(
+                index, outcome: carried.outcome,
+                evidence: ["carried over from run \(carried.fromRun) (not run again)"] + carried.evidence,
+                state: &state)
+            return
+        }
+        if let only = context.request.onlyLayers, !only.contains(spec.name) {
+            // Not run: no outcome, so neither a pass nor a failure; a gate over it cannot be judged.
+            state.record.layers[index].evidence = ["not run: not selected by --only \(only.joined(separator: ","))"]
+            try state.journal.runChanged(state.record)
+            return
+        }
+        if cancellation.isCancelled {
+            try endLayer(
+                index, outcome: .cancelled, evidence: [cancellation.cancellationReason ?? "cancelled"], state: &state)
+            return
+        }
+        let unmet = spec.needs.compactMap { need -> String? in
+            let outcome = state.record.layers.first { $0.name == need }?.outcome
+            return outcome == .passed || outcome == .flaky ? nil : "\(need) (\(outcome?.rawValue ?? "not run"))"
+        }
+        if !unmet.isEmpty {
+            try endLayer(
+                index, outcome: .skipped, evidence: ["needs " + unmet.joined(separator: ", ") + ", which did not pass"],
+                state: &state)
+            return
+        }
+        guard let pluginType = plugins.plugin(kind: spec.plugin) else {
+            try endLayer(
+                index, outcome: .pluginError,
+                evidence: ["no plugin of kind '\(spec.plugin)'; known kinds: \(plugins.kinds.joined(separator: ", "))"],
+                state: &state)
+            return
+        }
+        var simulator = context.firstChoice?.simulator
+        var usedSimulators: Set<String> = []
+        let policy = spec.retry.applied(to: context.request.pipeline.retry)
+        var retriesTaken: [LayerOutcome: Int] = [:]
+        var outcomes: [LayerOutcome] = []
+        let maximumAttempts = 1 + policy.infrastructure + policy.timedOut + policy.tests
+        for attempt in 1...maximumAttempts {
+            if pluginType.needsSimulator, let wanted = simulator {
+                simulator = try leaseSimulator(
+                    wanted, layer: spec.name, context: context, excluding: usedSimulators, state: &state)
+            }
+            let layerFolder = state.runFolder.appendingPathComponent(
+                attempt == 1 ? spec.name : "\(spec.name)/attempt-\(attempt)", isDirectory: true)
+            try FileManager.default.createDirectory(at: layerFolder, withIntermediateDirectories: true)
+            let attemptStart = clock()
+            state.record.layers[index].attempts.append(
+                .init(
+                    attempt: attempt, outcome: nil, evidence: [], exit: nil,
+                    simulatorUDID: pluginType.needsSimulator ? simulator?.udid : nil,
+                    startedAt: UTCTimestamp.iso8601(attemptStart), finishedAt: nil, durationSeconds: nil, facts: [:],
+                    artifacts: []))
+            try state.journal.attemptStarted(
+                state.record, layer: spec.name, attempt: state.record.layers[index].attempts[attempt - 1])
+            state.journal.emit(.layerStarted(layer: spec.name, attempt: attempt))
+
+            let pluginContext = LayerContext(
+                runID: state.runID, pipelineName: context.request.pipeline.name, layer: spec, attempt: attempt,
+                host: context.link.remote, hostName: context.hostName,
+                simulator: pluginType.needsSimulator ? simulator : nil, remoteRunFolder: context.remoteRunFolder,
+                remoteWorkspace: context.remoteWorkspace, localArtifacts: layerFolder,
+                projectDirectory: state.projectDirectory, runStartTime: state.started,
+                events: state.journal, cancellation: cancellation,
+                secrets: context.request.secrets.subset(spec.secrets), redactor: state.journal.redactor)
+            var result: LayerResult
+            var connectionLost = false
+            do {
+                result = try pluginType.init().run(pluginContext)
+                if case .lost = result.exit { connectionLost = true }
+            } catch let error as RemoteError {
+                result = LayerResult(outcome: .infrastructure, evidence: [error.description])
+                connectionLost = [.connectionLost, .unreachable, .timeout].contains(error.kind)
+            } catch let error as ConfigurationError {
+                result = LayerResult(outcome: .hostConfig, evidence: [error.message])
+            } catch {
+                result = LayerResult(outcome: .pluginError, evidence: ["plugin '\(spec.plugin)' failed: \(error)"])
+            }
+            // A plugin may quote what a test printed: nothing of it may carry a secret into the record.
+            result.evidence = state.journal.redactor.redact(result.evidence)
+            result.tests = result.tests.map(state.journal.redactor.redact)
+            if cancellation.isCancelled && result.outcome != .passed {
+                result.outcome = .cancelled
+                result.evidence.append(cancellation.cancellationReason ?? "cancelled")
+            }
+            let finished = clock()
+            let attemptIndex = state.record.layers[index].attempts.count - 1
+            state.record.layers[index].attempts[attemptIndex].outcome = result.outcome
+            state.record.layers[index].attempts[attemptIndex].evidence = result.evidence
+            state.record.layers[index].attempts[attemptIndex].exit = result.exit?.artifactText
+            state.record.layers[index].attempts[attemptIndex].finishedAt = UTCTimestamp.iso8601(finished)
+            state.record.layers[index].attempts[attemptIndex].durationSeconds = finished.timeIntervalSince(
+                attemptStart)
+            state.record.layers[index].attempts[attemptIndex].facts = result.facts
+            state.record.layers[index].attempts[attemptIndex].artifacts = result.artifacts
+            if attempt > 1 { state.earlierAttempts[spec.name, default: []] += state.record.layers[index].tests }
+            state.record.layers[index].tests = result.tests
+            try state.journal.attemptFinished(
+                state.record, layer: spec.name, attempt: state.record.layers[index].attempts[attemptIndex],
+                tests: result.tests)
+            outcomes.append(result.outcome)
+            let taken = retriesTaken[result.outcome, default: 0]
+            if taken < policy.retries(after: result.outcome), attempt < maximumAttempts, !cancellation.isCancelled {
+                retriesTaken[result.outcome] = taken + 1
+                // An infrastructure failure or a timeout moves to another simulator where there is one; a test
+                // retry keeps the same one, so a pass on retry means the test, not the device, was unsteady.
+                if result.outcome != .testsFailed, pluginType.needsSimulator {
+                    if let current = simulator?.udid { usedSimulators.insert(current) }
+                    if let next = try? inspector.choose(
+                        context.criteria, among: context.simulators, excluding: usedSimulators,
+                        udidSource: "the retry")
+                    {
+                        simulator = next.simulator
+                    }
+                }
+                let wait = policy.backoff(beforeRetry: retriesTaken.values.reduce(0, +))
+                state.journal.emit(
+                    .warning(
+                        "layer \(spec.name): \(result.outcome.rawValue) (\(result.evidence.first ?? "no evidence")); "
+                            + "retry \(taken + 1) of \(policy.retries(after: result.outcome)) in "
+                            + String(format: "%.0f s", wait)))
+                waitForRetry(seconds: wait)
+                if connectionLost {
+                    reconnect(
+                        context.link, leftover: result.facts[LayerResult.processGroupFact].flatMap { Int32($0) },
+                        journal: state.journal)
+                }
+                continue
+            }
+            var finalOutcome = RetryPolicy.finalOutcome(of: outcomes) ?? result.outcome
+            if finalOutcome == .flaky, result.tests.isEmpty {
+                // A retry that ran no tests proves nothing: the earlier failure stands.
+                finalOutcome = .testsFailed
+                result.evidence.append("the test retry ran no tests; the failure of an earlier attempt stands")
+            } else if finalOutcome == .flaky {
+                result.evidence.insert(
+                    "flaky: tests failed on an earlier attempt and passed on attempt \(attempt) (retry.tests)", at: 0)
+            }
+            result.outcome = finalOutcome
+            let passedTests = result.tests.filter { $0.status == .passed }.count
+            let failedTests = result.tests.filter { $0.status == .failed }.count
+            state.record.layers[index].outcome = result.outcome
+            state.record.layers[index].evidence = result.evidence
+            try state.journal.layerFinished(state.record, layer: state.record.layers[index], at: finished)
+            state.journal.emit(
+                .layerFinished(
+                    layer: spec.name, attempt: attempt,
+                    result: LayerResultSummary(
+                        outcome: result.outcome, evidence: result.evidence, exitText: result.exit?.artifactText,
+                        passedTests: passedTests, failedTests: failedTests,
+                        seconds: finished.timeIntervalSince(attemptStart))))
+            if !result.artifacts.isEmpty {
+                state.journal.emit(.artifactsPulled(layer: spec.name, paths: result.artifacts.map(\.path)))
+            }
+            return
+        }
+    }
+
+    /// Names the host-side cache of a workspace: one per repository and workspace folder, so runs of the same
+    /// project send only what changed.
+    static func workspaceCacheKey(_ repository: RepositorySpec, project: URL) -> String {
+        let identity = (repository.location ?? project.standardizedFileURL.path) + "\u{0}" + repository.workspacePath
+        return String(SHA256Digest.hex(of: Data(identity.utf8)).prefix(16))
+    }
+
+    /// Opens a new connection for the next attempt; when that fails too, the attempt fails as infrastructure.
+    /// The process group the lost attempt left running on the host (`leftover`) is killed first: it would
+    /// otherwise go on using the simulator the retry may need.
+    func reconnect(_ link: HostLink, leftover: Int32?, journal: RunJournal) {
+        do {
+            link.remote = try connector.connect(link.host, cancellation: cancellation).remote
+            journal.emit(.warning("reconnected to \(link.host.name) after the connection was lost"))
+            if let group = leftover, group > 1 {
+                _ = try? link.remote.capture("kill -KILL -\(group) 2>/dev/null; true", timeoutSeconds: 30)
+            }
+        } catch {
+            journal.emit(.warning("could not reconnect to \(link.host.name): \(error)"))
+        }
+    }
+
+    /// Sleeps before a retry, waking early when the run is cancelled.
+    func waitForRetry(seconds: Double) {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, !cancellation.isCancelled { Thread.sleep(forTimeInterval: 0.05) }
+    }
+
+    func endLayer(_ index: Int, outcome: LayerOutcome, evidence: [String], state: inout RunState) throws {
+        state.record.layers[index].outcome = outcome
+        state.record.layers[index].evidence = evidence
+        try state.journal.layerFinished(state.record, layer: state.record.layers[index], at: clock())
+        state.journal.emit(
+            .layerFinished(
+                layer: state.record.layers[index].name, attempt: 0,
+                result: LayerResultSummary(
+                    outcome: outcome, evidence: evidence, exitText: nil, passedTests: 0, failedTests: 0, seconds: 0)))
+    }
+}
