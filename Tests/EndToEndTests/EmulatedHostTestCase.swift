@@ -9,11 +9,14 @@ class EmulatedHostTestCase: XCTestCase {
     var host: EmulatedMacHost!
     var hostState: TemporaryDirectory!
 
+    /// `canned` replays recorded results; `real` compiles and runs the example's tests on the host.
+    class var hostMode: String { "canned" }
+
     override func setUpWithError() throws {
-        hostState = try TemporaryDirectory(prefix: "pipe-runs-host")
+        hostState = try TemporaryDirectory(prefix: "pipe-e2e-host")
         host = try EmulatedMacHost(name: "mac-1", stateDirectory: hostState.url)
         var config = try host.readConfig()
-        config["mode"] = "canned"
+        config["mode"] = Self.hostMode
         try host.writeConfig(config)
     }
 

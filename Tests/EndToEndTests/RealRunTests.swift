@@ -4,31 +4,10 @@ import XCTest
 
 /// `pipe run` end to end with the emulated host in real mode: the example's tests really compile and run on the
 /// host (`swift build` + the XCTest binary), with one build cache per package as a Mac keeps DerivedData.
-final class RealRunTests: XCTestCase {
-    static var host: EmulatedMacHost!
-    static var hostState: TemporaryDirectory!
-
-    override class func setUp() {
-        super.setUp()
-        do {
-            hostState = try TemporaryDirectory(prefix: "pipe-e2e-real-host")
-            host = try EmulatedMacHost(name: "mac-real", stateDirectory: hostState.url)
-            var config = try host.readConfig()
-            config["mode"] = "real"
-            try host.writeConfig(config)
-        } catch {
-            XCTFail("could not start the emulated Mac host: \(error)")
-        }
-    }
-
-    override class func tearDown() {
-        host?.stop()
-        hostState?.remove()
-        super.tearDown()
-    }
+final class RealRunTests: EmulatedHostTestCase {
+    override class var hostMode: String { "real" }
 
     func testGreenAppIntentsRunRunsTheRealTests() throws {
-        let host = try XCTUnwrap(Self.host)
         let project = try PipeProject(host: host)
         let result = try project.pipe(["run", "app-intents"])
         XCTAssertEqual(result.exitCode, 0, result.combined)
@@ -43,7 +22,6 @@ final class RealRunTests: XCTestCase {
     }
 
     func testFailingTestInABrokenCopyExitsOneAndStillBringsBackBundleAndExitCode() throws {
-        let host = try XCTUnwrap(Self.host)
         // A separate repository holding a copy of the example with the length rule broken (31 instead of 32).
         let broken = try TemporaryDirectory(prefix: "pipe-broken-reader")
         defer { broken.remove() }
