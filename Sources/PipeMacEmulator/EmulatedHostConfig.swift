@@ -77,6 +77,9 @@ public struct EmulatedHostConfig: Codable, Equatable {
     }
 
     public var xcode: Xcode
+    /// Further Xcodes by their `DEVELOPER_DIR` (e.g. `/Applications/Xcode-15.4.app/Contents/Developer`); a
+    /// command run with that `DEVELOPER_DIR` sees that Xcode instead of `xcode`.
+    public var otherXcodes: [String: Xcode]?
     public var macOS: MacOS?
     public var mode: Mode
     public var architecture: String?
@@ -153,6 +156,7 @@ public struct EmulatedHostConfig: Codable, Equatable {
         "": [
             "xcode", "macOS", "mode", "architecture", "runtimes", "deviceTypes", "simulators", "sharedSchemes",
             "schemesWithoutTestAction", "schemeTestTargets", "buildCache", "faults", "jsonEscapesSlashes",
+            "otherXcodes",
         ],
         "xcode": ["version", "build", "xcresulttoolVersion"],
         "macOS": ["version", "build"],

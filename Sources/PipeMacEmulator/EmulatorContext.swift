@@ -22,9 +22,21 @@ struct EmulatorContext {
     }
 
     /// Loads the host config named by `PIPE_EMULATOR_CONFIG`, printing why it could not be used.
+    /// The host config, with the Xcode that `DEVELOPER_DIR` selects (as `xcode-select` would) when it is set.
     func loadHost() -> (EmulatedHostConfig, URL)? {
         do {
-            return try EmulatedHostConfig.load(environment: environment)
+            var (config, url) = try EmulatedHostConfig.load(environment: environment)
+            if let developerDir = environment["DEVELOPER_DIR"], !developerDir.isEmpty {
+                guard let selected = config.otherXcodes?[developerDir] else {
+                    // xcrun's own wording for a DEVELOPER_DIR that holds no Xcode.
+                    stderr.line(
+                        "xcrun: error: invalid DEVELOPER_DIR path (\(developerDir)), missing xcrun at: "
+                            + "\(developerDir)/usr/bin/xcrun")
+                    return nil
+                }
+                config.xcode = selected
+            }
+            return (config, url)
         } catch {
             stderr.line("\(error)")
             return nil

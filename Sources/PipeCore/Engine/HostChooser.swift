@@ -23,7 +23,12 @@ public enum HostChooser {
             return try selection.names.map { try named($0, from: "the pipeline") }
         }
         if !selection.labels.isEmpty {
-            let matching = hosts.filter { host in selection.labels.allSatisfy { host.labels[$0.key] == $0.value } }
+            // A host with several Xcodes matches an `xcode` label any of them carries (`xcodes:` in the hosts file).
+            let matching = hosts.filter { host in
+                selection.labels.allSatisfy {
+                    host.labels[$0.key] == $0.value || ($0.key == "xcode" && host.xcodes[$0.value] != nil)
+                }
+            }
             guard !matching.isEmpty else {
                 let wanted = selection.labels.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 let have = hosts.map { host in

@@ -128,11 +128,25 @@ extension RunEngine {
     final class HostLink {
         let host: HostConfig
         var remote: RemoteHost
+        /// What every command on this host runs with (`DEVELOPER_DIR`), kept for a new connection.
+        let environment: [String: String]
 
-        init(host: HostConfig, remote: RemoteHost) {
+        init(host: HostConfig, remote: RemoteHost, environment: [String: String]) {
             self.host = host
             self.remote = remote
+            self.environment = environment
         }
+    }
+
+    /// The environment every command on `host` gets: `DEVELOPER_DIR` of the Xcode the pipeline's `xcode` label
+    /// names, on a host that maps several (`xcodes:` in the hosts file).
+    static func hostEnvironment(_ host: HostConfig, selection: HostSelection) -> [String: String] {
+        guard let wanted = selection.labels["xcode"], let developerDir = host.xcodes[wanted] else { return [:] }
+        return ["DEVELOPER_DIR": developerDir]
+    }
+
+    static func prepared(_ remote: RemoteHost, environment: [String: String]) -> RemoteHost {
+        environment.isEmpty ? remote : EnvironmentRemoteHost(remote, environment: environment)
     }
 
     struct LayerRunContext {

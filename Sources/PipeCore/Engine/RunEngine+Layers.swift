@@ -179,7 +179,8 @@ extension RunEngine {
     /// otherwise go on using the simulator the retry may need.
     func reconnect(_ link: HostLink, leftover: Int32?, journal: RunJournal) {
         do {
-            link.remote = try connector.connect(link.host, cancellation: cancellation).remote
+            link.remote = Self.prepared(
+                try connector.connect(link.host, cancellation: cancellation).remote, environment: link.environment)
             journal.emit(.warning("reconnected to \(link.host.name) after the connection was lost"))
             if let group = leftover, group > 1 {
                 _ = try? link.remote.capture("kill -KILL -\(group) 2>/dev/null; true", timeoutSeconds: 30)

@@ -134,8 +134,11 @@ public final class RunEngine {
 
         // 3. Xcode and simulators, before anything is uploaded: a host that cannot run the request is a
         //    configuration failure, found early.
-        let remote = session.connected.remote
-        state.record.xcode = try? inspector.xcodeVersion(on: remote)
+        let environment = Self.hostEnvironment(session.host, selection: pipeline.hostSelection)
+        let remote = Self.prepared(session.connected.remote, environment: environment)
+        state.record.xcode = (try? inspector.xcodeVersion(on: remote)).map { version in
+            environment["DEVELOPER_DIR"].map { "\(version) at \($0)" } ?? version
+        }
         let simulators = try inspector.simulators(on: remote)
         state.journal.emit(.simulatorsListed(host: session.host.name, available: simulators.count))
         var criteria = pipeline.simulator
@@ -157,7 +160,7 @@ public final class RunEngine {
             "\(session.host.workDirectory)/runs/\(state.runID)", on: remote, host: session.host.name)
         state.record.remoteRunFolder = remoteRunFolder
         try state.journal.runChanged(state.record)
-        let link = HostLink(host: session.host, remote: remote)
+        let link = HostLink(host: session.host, remote: remote, environment: environment)
         // Cleans up over whatever connection is current then: a layer may have had to reconnect.
         defer { cleanUpRemote(remoteRunFolder, on: link.remote, journal: state.journal) }
         let remoteWorkspace = remoteRunFolder + "/workspace"
