@@ -39,9 +39,28 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "ChecklistPlugin",
+            dependencies: ["PipeCore", "PipeBasics"],
+            path: "Plugins/ChecklistPlugin",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ShellPlugin",
+            dependencies: ["PipeCore", "PipeBasics"],
+            path: "Plugins/ShellPlugin",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ExternalPlugin",
+            dependencies: ["PipeCore", "PipeBasics"],
+            path: "Plugins/ExternalPlugin",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "PipeCLI",
             dependencies: [
                 "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "XcodebuildTestPlugin",
+                "ChecklistPlugin", "ShellPlugin", "ExternalPlugin",
             ],
             swiftSettings: strictSettings
         ),
@@ -67,6 +86,11 @@ let package = Package(
         .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin", "PipeSSH", "PipeTestSupport"]),
+        .testTarget(name: "ShellPluginTests", dependencies: ["ShellPlugin", "PipeSSH", "PipeTestSupport"]),
+        .testTarget(
+            name: "ExternalPluginTests", dependencies: ["ExternalPlugin", "PipeSSH", "PipeTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport"]),
     ],
     // Swift 5 mode: the C wrappers hand pointers between one owner thread and its callbacks, which Swift 6's
