@@ -10,10 +10,14 @@ import PipeCore
 public struct SignoffRequirements: Sendable, Equatable {
     public var fields: [String]
     public var fieldsOnFail: [String]
+    /// Whether fields the layer does not declare are recorded too (a manual layer of an external plugin, whose
+    /// fields Pipe cannot know); a checklist refuses them.
+    public var acceptsUndeclaredFields: Bool
 
-    public init(fields: [String], fieldsOnFail: [String]) {
+    public init(fields: [String], fieldsOnFail: [String], acceptsUndeclaredFields: Bool = false) {
         self.fields = fields
         self.fieldsOnFail = fieldsOnFail
+        self.acceptsUndeclaredFields = acceptsUndeclaredFields
     }
 
     /// The fields required for `result`, in the pipeline's order.
@@ -34,7 +38,7 @@ public struct SignoffRequirements: Sendable, Equatable {
                 problems.append("field \(key) is given twice; give it once")
                 continue
             }
-            if !known.contains(key) {
+            if !known.contains(key) && !acceptsUndeclaredFields {
                 var message = "layer \(layer) asks for no field '\(key)'"
                 if let near = EditDistance.nearest(to: key, in: known) { message += " (did you mean \(near)?)" }
                 message += known.isEmpty ? "; it asks for none" : "; it asks for: \(describe())"

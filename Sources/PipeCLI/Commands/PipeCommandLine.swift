@@ -22,6 +22,7 @@ public enum PipeCommandLine {
         groups: [
             CommandGroup("COMMANDS", [RunCommand.spec, ValidateCommand.spec]),
             CommandGroup("RUN HISTORY", [RunsCommand.spec]),
+            CommandGroup("GATES AND SIGN-OFFS", [GateCommand.spec, SignoffCommand.spec]),
         ],
         sections: [
             HelpSection(
@@ -69,6 +70,8 @@ public enum PipeCommandLine {
                 switch path {
                 case ["run"]: return try RunCommand.execute(context)
                 case ["validate"]: return try ValidateCommand.execute(context)
+                case ["signoff"]: return try SignoffCommand.execute(context)
+                case ["gate"]: return try GateCommand.execute(context)
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 default:
                     console.err("error: '\(path.joined(separator: " "))' has no implementation\n")

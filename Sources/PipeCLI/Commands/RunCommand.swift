@@ -41,7 +41,8 @@ enum RunCommand {
         let parameters = try parameters(arguments)
         var pipeline: Pipeline
         do {
-            pipeline = try PipelineLoader(registry: BuiltInPlugins.schemas).load(
+            let catalog = PluginCatalog(projectDirectory: project.url, environment: context.environment)
+            pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: context.console.err)).load(
                 path: file, parameters: parameters, environment: context.environment)
         } catch {
             context.console.err(error.description + "\n")
