@@ -86,8 +86,8 @@ let package = Package(
         .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin", "PipeSSH", "PipeTestSupport"]),
-        .testTarget(name: "ShellPluginTests", dependencies: ["ShellPlugin", "PipeSSH", "PipeTestSupport"]),
+        .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin"]),
+        .testTarget(name: "ShellPluginTests", dependencies: ["ShellPlugin"]),
         .testTarget(
             name: "ExternalPluginTests", dependencies: ["ExternalPlugin", "PipeSSH", "PipeTestSupport"],
             exclude: ["Fixtures"]),

@@ -12,17 +12,22 @@ struct OutputTail {
     mutating func append(_ chunk: Data) {
         pending.append(contentsOf: chunk)
         while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-            complete.append(String(decoding: pending[..<newline], as: UTF8.self))
+            keep(String(decoding: pending[..<newline], as: UTF8.self))
             pending.removeSubrange(...newline)
-            if complete.count > limit { complete.removeFirst(complete.count - limit) }
         }
         // A line longer than any sensible log line is cut, so a command that never prints a newline cannot grow
         // this without bound.
         if pending.count > 64 * 1024 {
-            complete.append(String(decoding: pending, as: UTF8.self) + "…")
+            keep(String(decoding: pending, as: UTF8.self) + "…")
             pending.removeAll()
-            if complete.count > limit { complete.removeFirst(complete.count - limit) }
         }
+    }
+
+    /// Blank lines say nothing as evidence: they are not kept, so they cannot push out the lines that do.
+    private mutating func keep(_ line: String) {
+        guard !line.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+        complete.append(line)
+        if complete.count > limit { complete.removeFirst(complete.count - limit) }
     }
 
     /// The last lines, the unfinished one included; blank lines dropped.
