@@ -23,9 +23,13 @@ public enum ExternalPluginMessage: Sendable, Equatable {
             throw ExternalPluginProtocolViolation("malformed JSON on stdout: \(excerpt(line))")
         }
         if let version = object["protocol"] {
-            guard let number = version as? Int, number == ExternalPluginProtocol.version else {
+            guard let number = version as? Int, !(version is String) else {
                 throw ExternalPluginProtocolViolation(
-                    "the plugin speaks protocol \(version), this Pipe speaks \(ExternalPluginProtocol.version)")
+                    "\"protocol\" must be a number (this Pipe speaks \(ExternalPluginProtocol.version))")
+            }
+            guard number == ExternalPluginProtocol.version else {
+                throw ExternalPluginProtocolViolation(
+                    "the plugin speaks protocol \(number), this Pipe speaks \(ExternalPluginProtocol.version)")
             }
         }
         guard let type = object["type"] as? String else {
