@@ -65,6 +65,13 @@ final class ExternalPluginDiscoveryTests: XCTestCase {
         }
     }
 
+    func testAPluginThatMisbehavesOnlyWhenRunStillDescribesItself() throws {
+        try project.install("crasher", as: "crash")
+        let description = try ExternalPluginDiscovery.describe(
+            project.url.appendingPathComponent("Plugins/pipe-layer-crash"), kind: "crash")
+        XCTAssertEqual(description.settings, [])
+    }
+
     func testDescribeGivesTheSettingsAndGate() throws {
         try project.install("greeter", as: "hello")
         let description = try ExternalPluginDiscovery.describe(
@@ -86,13 +93,19 @@ final class ExternalPluginDiscoveryTests: XCTestCase {
     }
 
     func testADescriptionThatFailsSaysHow() throws {
-        try project.install("crasher", as: "crash")
+        try project.install("quitter", as: "quiet")
         XCTAssertThrowsError(
             try ExternalPluginDiscovery.describe(
-                project.url.appendingPathComponent("Plugins/pipe-layer-crash"), kind: "crash")
+                project.url.appendingPathComponent("Plugins/pipe-layer-quiet"), kind: "quiet")
         ) { error in
-            XCTAssertTrue("\(error)".contains("--describe: killed by signal 11"), "\(error)")
-            XCTAssertTrue("\(error)".contains("bad pointer"), "stderr is quoted: \(error)")
+            XCTAssertTrue("\(error)".contains("--describe: the description is not one JSON object"), "\(error)")
+        }
+        try project.install("grumbler", as: "grumble")
+        XCTAssertThrowsError(
+            try ExternalPluginDiscovery.describe(
+                project.url.appendingPathComponent("Plugins/pipe-layer-grumble"), kind: "grumble")
+        ) { error in
+            XCTAssertTrue("\(error)".contains("--describe: exited 1"), "\(error)")
         }
         try project.install("future", as: "future")
         XCTAssertThrowsError(
