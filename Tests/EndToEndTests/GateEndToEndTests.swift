@@ -186,4 +186,40 @@ final class GateEndToEndTests: GateTestCase {
         let release = try project.pipe(["gate", "last", "--for", "release"])
         XCTAssertEqual(release.exitCode, 3, release.combined)
     }
+
+    func testAShellLayersExitCodeIsItsVerdict() throws {
+        let pipeline = """
+            repository:
+              workspace: examples/reader-app
+            simulator:
+              device: iPhone 15
+            layers:
+              manifest:
+                plugin: shell
+                command: test -f Package.swift && echo "manifest found in $(pwd)"
+              budget:
+                plugin: shell
+                command: echo "3 files over budget" >&2; exit 3
+              tool:
+                plugin: shell
+                command: swiftlint --strict
+            """
+        let project = try PipeProject(host: host, pipeline: pipeline)
+        let run = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(run.exitCode, 1, "a failed check is a failure of the app:\n\(run.combined)")
+        let record = try project.lastRecord()
+        XCTAssertEqual(layer("manifest", in: record)?["outcome"] as? String, "passed")
+        let budget = try XCTUnwrap(layer("budget", in: record))
+        XCTAssertEqual(budget["outcome"] as? String, "tests-failed")
+        XCTAssertEqual(budget["evidence"] as? [String], ["the command exited 3", "  3 files over budget"])
+        XCTAssertEqual(layer("tool", in: record)?["outcome"] as? String, "host-config", "a tool the host lacks")
+        let folder = try lastRunFolder(project)
+        XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("budget/exit-code"), encoding: .utf8), "3\n")
+        let log = try String(contentsOf: folder.appendingPathComponent("manifest/shell.log"), encoding: .utf8)
+        XCTAssertTrue(log.hasPrefix("manifest found in /"), log)
+        XCTAssertTrue(log.contains("/workspace"), "the command runs in the run's workspace: \(log)")
+        let merge = try project.pipe(["gate", "last", "--for", "merge"])
+        XCTAssertEqual(merge.exitCode, 1, merge.combined)
+        XCTAssertTrue(merge.stdout.contains("merge gate failed: budget"), merge.stdout)
+    }
 }
