@@ -27,7 +27,8 @@ final class Conversation {
         func open(_ name: String) throws -> FileHandle {
             let url = context.localArtifacts.appendingPathComponent(name)
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw ConfigurationError("could not create \(url.path) on the coordinator: check the disk and permissions")
+                throw ConfigurationError(
+                    "could not create \(url.path) on the coordinator: check the disk and permissions")
             }
             return try FileHandle(forWritingTo: url)
         }
@@ -109,7 +110,8 @@ final class Conversation {
         switch ending {
         case .cancelled:
             return layerResult(
-                outcome: .cancelled, evidence: ["\(name) was stopped: \(context.cancellation.cancellationReason ?? "cancelled")"])
+                outcome: .cancelled,
+                evidence: ["\(name) was stopped: \(context.cancellation.cancellationReason ?? "cancelled")"])
         case .timedOut:
             return failure([
                 "\(name) did not finish within the layer's timeout (\(Self.seconds(timeout))); its process group was "
@@ -124,7 +126,9 @@ final class Conversation {
                 return failure(["\(name) exited \(code) without writing a result"])
             }
             guard code == 0 else {
-                return failure(["\(name) exited \(code) after its result; a plugin exits 0 and says its verdict in the result"])
+                return failure([
+                    "\(name) exited \(code) after its result; a plugin exits 0 and says its verdict in the result"
+                ])
             }
             var artifacts: [ArtifactRecord] = []
             for artifact in result.artifacts {
@@ -180,7 +184,8 @@ final class Conversation {
                 try? FileManager.default.removeItem(at: url)
             }
         }
-        return LayerResult(outcome: outcome, evidence: evidence, tests: tests, artifacts: artifacts + extra, facts: allFacts)
+        return LayerResult(
+            outcome: outcome, evidence: evidence, tests: tests, artifacts: artifacts + extra, facts: allFacts)
     }
 
     /// An artifact the result lists: inside the layer's folder, and there.

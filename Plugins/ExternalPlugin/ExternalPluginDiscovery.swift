@@ -29,8 +29,7 @@ public enum ExternalPluginDiscovery {
     }
 
     /// Like `find`, throwing an error that lists where it looked.
-    public static func locate(kind: String, projectDirectory: URL, path: String?) throws(ExternalPluginError) -> URL
-    {
+    public static func locate(kind: String, projectDirectory: URL, path: String?) throws(ExternalPluginError) -> URL {
         if let found = find(kind: kind, projectDirectory: projectDirectory, path: path) { return found }
         throw .notFound(
             kind: kind, searched: searchFolders(projectDirectory: projectDirectory, path: path).map(\.path))
@@ -71,11 +70,13 @@ public enum ExternalPluginDiscovery {
             },
             onStderr: { errors.append($0) })
         let stderr = String(decoding: errors, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        let said = stderr.isEmpty ? "" : " (stderr: \(stderr.split(separator: "\n").suffix(3).joined(separator: " / ")))"
+        let said =
+            stderr.isEmpty ? "" : " (stderr: \(stderr.split(separator: "\n").suffix(3).joined(separator: " / ")))"
         switch ending {
         case .exited(0): break
         case .exited(let code): throw .badDescription(executable: executable.path, "exited \(code)\(said)")
-        case .signaled(let signal): throw .badDescription(executable: executable.path, "killed by signal \(signal)\(said)")
+        case .signaled(let signal):
+            throw .badDescription(executable: executable.path, "killed by signal \(signal)\(said)")
         case .timedOut:
             throw .badDescription(
                 executable: executable.path,

@@ -55,7 +55,8 @@ public enum ExternalPluginMessage: Sendable, Equatable {
             let argv = try reader.strings("argv")
             guard !argv.isEmpty else { throw reader.violation("\"argv\" is empty") }
             return .hostCommand(
-                id: try reader.string("id"), argv: argv, timeoutSeconds: try reader.optionalNumber("timeoutSeconds") ?? 60)
+                id: try reader.string("id"), argv: argv,
+                timeoutSeconds: try reader.optionalNumber("timeoutSeconds") ?? 60)
         case "result":
             guard object["protocol"] != nil else {
                 throw reader.violation(

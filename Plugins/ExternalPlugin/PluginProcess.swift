@@ -101,7 +101,8 @@ final class PluginProcess {
         let chdirStatus = workingDirectory.path.withCString { addChdir(&actions, $0) }
         guard chdirStatus == 0 else {
             for descriptor in [ourInput, ourOutput, ourErrors] { close(descriptor) }
-            throw .cannotStart(executable.path, "cannot enter \(workingDirectory.path): \(String(cString: strerror(chdirStatus)))")
+            throw .cannotStart(
+                executable.path, "cannot enter \(workingDirectory.path): \(String(cString: strerror(chdirStatus)))")
         }
 
         var attributes = posix_spawnattr_t()

@@ -46,7 +46,8 @@ public struct ShellPlugin: LayerPlugin {
 
         let logURL = context.localArtifacts.appendingPathComponent(ArtifactName.log)
         guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
-            throw ConfigurationError("could not create \(logURL.path) on the coordinator: check the disk and permissions")
+            throw ConfigurationError(
+                "could not create \(logURL.path) on the coordinator: check the disk and permissions")
         }
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }

@@ -53,7 +53,8 @@ final class ChecklistDocumentTests: XCTestCase {
     }
 
     func testAProblemIsShownFirstThing() {
-        XCTAssertTrue(document(problem: "could not install").markdown.contains("**Could not prepare:** could not install"))
+        XCTAssertTrue(
+            document(problem: "could not install").markdown.contains("**Could not prepare:** could not install"))
     }
 
     func testADeviceChecklistNamesNoSimulator() {

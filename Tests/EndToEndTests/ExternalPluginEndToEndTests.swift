@@ -57,7 +57,8 @@ final class ExternalPluginEndToEndTests: GateTestCase {
                 """)
         let invalid = try project.pipe(["validate", "app-intents"])
         XCTAssertEqual(invalid.exitCode, 2, invalid.combined)
-        XCTAssertTrue(invalid.stderr.contains("pipelines/app-intents.yml:12:5: error: layers.lint.pathz"), invalid.stderr)
+        XCTAssertTrue(
+            invalid.stderr.contains("pipelines/app-intents.yml:12:5: error: layers.lint.pathz"), invalid.stderr)
         XCTAssertTrue(invalid.stderr.contains("pathz"), invalid.stderr)
         XCTAssertTrue(invalid.stderr.contains("'paths'"), "the nearest setting is suggested:\n\(invalid.stderr)")
         XCTAssertTrue(invalid.stderr.contains("max-line-length"), invalid.stderr)
@@ -104,7 +105,8 @@ final class ExternalPluginEndToEndTests: GateTestCase {
         XCTAssertEqual(lint["outcome"] as? String, "passed", "\(lint)")
         XCTAssertEqual((lint["tests"] as? [Any])?.count, 5, "every Swift file of the reader app is a test result")
         let folder = try lastRunFolder(project)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("lint/source-lint.txt").path))
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: folder.appendingPathComponent("lint/source-lint.txt").path))
         XCTAssertTrue(
             FileManager.default.fileExists(atPath: folder.appendingPathComponent("lint/plugin-stderr.log").path))
     }
@@ -150,6 +152,8 @@ final class ExternalPluginEndToEndTests: GateTestCase {
         // A zombie has exited and only waits to be reaped by whoever inherited it.
         let state = (try? String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8))?
             .split(separator: ")").last?.trimmingCharacters(in: .whitespaces).first
-        XCTAssertTrue(kill(child, 0) != 0 || state == "Z", "the plugin's child \(child) still runs (state \(state.map(String.init) ?? "?"))")
+        XCTAssertTrue(
+            kill(child, 0) != 0 || state == "Z",
+            "the plugin's child \(child) still runs (state \(state.map(String.init) ?? "?"))")
     }
 }

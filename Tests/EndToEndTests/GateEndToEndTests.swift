@@ -25,10 +25,12 @@ final class GateEndToEndTests: GateTestCase {
         let folder = try lastRunFolder(project)
         let checklist = try jsonObject(folder.appendingPathComponent("shortcuts/checklist.json"))
         XCTAssertEqual(checklist["host"] as? String, "mac-1")
-        let chosen = try XCTUnwrap((try project.lastRecord()["simulator"] as? [String: Any])?["simulator"] as? [String: Any])
+        let chosen = try XCTUnwrap(
+            (try project.lastRecord()["simulator"] as? [String: Any])?["simulator"] as? [String: Any])
         XCTAssertEqual((checklist["simulator"] as? [String: Any])?["udid"] as? String, chosen["udid"] as? String)
         XCTAssertEqual((checklist["simulator"] as? [String: Any])?["name"] as? String, "iPhone 15")
-        XCTAssertEqual((checklist["simulator"] as? [String: Any])?["runtime"] as? String, chosen["runtimeName"] as? String)
+        XCTAssertEqual(
+            (checklist["simulator"] as? [String: Any])?["runtime"] as? String, chosen["runtimeName"] as? String)
         XCTAssertEqual(checklist["fields"] as? [String], ["os_version", "app_build"])
         XCTAssertEqual(checklist["fieldsOnFail"] as? [String], ["steps"])
         XCTAssertEqual((checklist["items"] as? [String])?.count, 6)
@@ -93,7 +95,8 @@ final class GateEndToEndTests: GateTestCase {
         let record = try project.lastRecord()
         XCTAssertEqual(record["pipeline"] as? String, "haptics")
         XCTAssertEqual(layer("event-spec", in: record)?["outcome"] as? String, "passed")
-        XCTAssertEqual((layer("event-spec", in: record)?["tests"] as? [Any])?.count, 4, "only-testing kept to the suite")
+        XCTAssertEqual(
+            (layer("event-spec", in: record)?["tests"] as? [Any])?.count, 4, "only-testing kept to the suite")
         XCTAssertEqual((layer("trigger-timing", in: record)?["tests"] as? [Any])?.count, 7)
         XCTAssertEqual(try project.pipe(["gate", "last", "--for", "merge"]).exitCode, 0)
 
@@ -111,7 +114,8 @@ final class GateEndToEndTests: GateTestCase {
         ])
         XCTAssertEqual(missing.exitCode, 2, missing.combined)
         XCTAssertTrue(missing.stderr.contains("missing observations"), missing.stderr)
-        XCTAssertEqual(try project.pipe(["gate", "last", "--for", "release"]).exitCode, 4, "the refusal changed nothing")
+        XCTAssertEqual(
+            try project.pipe(["gate", "last", "--for", "release"]).exitCode, 4, "the refusal changed nothing")
 
         let signed = try project.pipe([
             "signoff", "last", "device", "--result", "pass", "--field", "device=iPhone 15 Pro", "--field",
@@ -165,7 +169,8 @@ final class GateEndToEndTests: GateTestCase {
         ])
         XCTAssertEqual(run.exitCode, 0, run.combined)
         let checklist = try jsonObject(try lastRunFolder(project).appendingPathComponent("shortcuts/checklist.json"))
-        XCTAssertTrue((checklist["installed"] as? String)?.hasSuffix("/workspace/build/Reader.app") == true, "\(checklist)")
+        XCTAssertTrue(
+            (checklist["installed"] as? String)?.hasSuffix("/workspace/build/Reader.app") == true, "\(checklist)")
         let launched = try XCTUnwrap(checklist["launched"] as? [String: Any])
         XCTAssertEqual(launched["bundleID"] as? String, "com.example.reader")
         XCTAssertNotNil(Int(launched["processID"] as? String ?? ""), "simctl launch's pid is recorded: \(launched)")
@@ -214,7 +219,8 @@ final class GateEndToEndTests: GateTestCase {
         XCTAssertEqual(budget["evidence"] as? [String], ["the command exited 3", "  3 files over budget"])
         XCTAssertEqual(layer("tool", in: record)?["outcome"] as? String, "host-config", "a tool the host lacks")
         let folder = try lastRunFolder(project)
-        XCTAssertEqual(try String(contentsOf: folder.appendingPathComponent("budget/exit-code"), encoding: .utf8), "3\n")
+        XCTAssertEqual(
+            try String(contentsOf: folder.appendingPathComponent("budget/exit-code"), encoding: .utf8), "3\n")
         let log = try String(contentsOf: folder.appendingPathComponent("manifest/shell.log"), encoding: .utf8)
         XCTAssertTrue(log.hasPrefix("manifest found in /"), log)
         XCTAssertTrue(log.contains("/workspace"), "the command runs in the run's workspace: \(log)")

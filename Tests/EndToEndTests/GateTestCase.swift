@@ -50,7 +50,8 @@ class GateTestCase: XCTestCase {
         var schemes = try XCTUnwrap(json["schemes"] as? [String: Any])
         var entry = try XCTUnwrap(schemes[scheme] as? [String: Any])
         var tests = try XCTUnwrap(entry["tests"] as? [[String: Any]])
-        let index = try XCTUnwrap(tests.firstIndex { $0["name"] as? String == name }, "no test \(name)", file: file, line: line)
+        let index = try XCTUnwrap(
+            tests.firstIndex { $0["name"] as? String == name }, "no test \(name)", file: file, line: line)
         tests[index]["status"] = "failed"
         tests[index]["message"] = "XCTAssertEqual failed: (\"2\") is not equal to (\"1\")"
         entry["tests"] = tests

@@ -90,7 +90,8 @@ final class SignoffEndToEndTests: GateTestCase {
         let entries = try XCTUnwrap(file["signoffs"] as? [[String: Any]])
         XCTAssertEqual(entries.count, 2)
         XCTAssertEqual(
-            (entries[0]["fields"] as? [String: String])?["steps"], "install; launch once; open Shortcuts; search: not listed")
+            (entries[0]["fields"] as? [String: String])?["steps"],
+            "install; launch once; open Shortcuts; search: not listed")
         XCTAssertEqual(entries.map { $0["current"] as? Bool }, [false, true])
         XCTAssertEqual(entries[1]["note"] as? String, "listed after the intent was added to the app target")
         let artifacts = try XCTUnwrap(
@@ -116,7 +117,8 @@ final class SignoffEndToEndTests: GateTestCase {
             try project.pipe(["signoff", "last", "shortcuts", "--result", "pass"] + fields, environment: noGit)
                 .exitCode, 0)
         XCTAssertEqual(
-            try project.pipe(["signoff", "last", "shortcuts", "--result", "pass", "--by", "carol"] + fields).exitCode, 0)
+            try project.pipe(["signoff", "last", "shortcuts", "--result", "pass", "--by", "carol"] + fields).exitCode, 0
+        )
         let signoffs = try XCTUnwrap(try storedRun(project)["signoffs"] as? [[String: Any]])
         XCTAssertEqual(signoffs.map { $0["signedBy"] as? String }, ["dana", "tester@pipe.test", "carol"])
     }

@@ -134,7 +134,8 @@ final class ExternalPluginDiscoveryTests: XCTestCase {
         XCTAssertEqual(
             problem(#"{"protocol":1,"kind":"lint","settings":[{"key":"timeout","type":"string"}]}"#),
             "setting timeout: the name is taken by every layer")
-        XCTAssertEqual(problem(#"{"protocol":1,"kind":"lint","gate":"nightly"}"#), #""gate" must be "merge" or "release""#)
+        XCTAssertEqual(
+            problem(#"{"protocol":1,"kind":"lint","gate":"nightly"}"#), #""gate" must be "merge" or "release""#)
         XCTAssertEqual(problem(#"{"kind":"lint"}"#), #"the description has no "protocol" number"#)
         XCTAssertEqual(problem(#"{"protocol":1,"kind":"lint","gate":"release"}"#), "accepted")
     }

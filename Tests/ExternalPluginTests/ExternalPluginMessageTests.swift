@@ -67,7 +67,8 @@ final class ExternalPluginMessageTests: XCTestCase {
             violation(#"{"type":"result","protocol":2,"outcome":"passed"}"#),
             "the plugin speaks protocol 2, this Pipe speaks 1")
         XCTAssertEqual(
-            violation(#"{"type":"log","protocol":"1","text":"x"}"#), #""protocol" must be a number (this Pipe speaks 1)"#)
+            violation(#"{"type":"log","protocol":"1","text":"x"}"#),
+            #""protocol" must be a number (this Pipe speaks 1)"#)
     }
 
     func testOutcomesPipeDecidesItselfCannotBeReported() {

@@ -29,7 +29,9 @@ final class ExternalPluginRunTests: XCTestCase {
     ) throws -> (result: LayerResult, events: EventRecorder, project: PluginProject, seconds: Double) {
         let shared = try XCTUnwrap(Self.shared, "no emulated host")
         let project = try project ?? PluginProject()
-        if !FileManager.default.fileExists(atPath: project.url.appendingPathComponent("Plugins/pipe-layer-\(kind)").path) {
+        if !FileManager.default.fileExists(
+            atPath: project.url.appendingPathComponent("Plugins/pipe-layer-\(kind)").path)
+        {
             try project.install(fixture, as: kind)
         }
         let events = EventRecorder()
@@ -77,7 +79,8 @@ final class ExternalPluginRunTests: XCTestCase {
         XCTAssertEqual(stderr, "greeter starting\n")
         let log = try String(contentsOf: artifacts.appendingPathComponent("plugin.log"), encoding: .utf8)
         XCTAssertEqual(log, "hello from lint\n")
-        let transcript = try String(contentsOf: artifacts.appendingPathComponent("plugin-stdout.jsonl"), encoding: .utf8)
+        let transcript = try String(
+            contentsOf: artifacts.appendingPathComponent("plugin-stdout.jsonl"), encoding: .utf8)
         XCTAssertEqual(transcript.split(separator: "\n").count, 4)
         let finished = events.events.compactMap { event -> String? in
             if case .testFinished(_, let test) = event { return test.identifier }
@@ -120,7 +123,8 @@ final class ExternalPluginRunTests: XCTestCase {
         let (result, _, project, seconds) = try run("hanger", timeout: 1.5)
         XCTAssertEqual(result.outcome, .pluginError)
         XCTAssertTrue(
-            result.evidenceText.contains("did not finish within the layer's timeout (1.5 s); its process group was killed"),
+            result.evidenceText.contains(
+                "did not finish within the layer's timeout (1.5 s); its process group was killed"),
             result.evidenceText)
         XCTAssertTrue(result.evidenceText.contains("hanging on purpose"), result.evidenceText)
         XCTAssertGreaterThanOrEqual(seconds, 1.5)
@@ -135,7 +139,8 @@ final class ExternalPluginRunTests: XCTestCase {
         let (result, _, _, seconds) = try run("babbler")
         XCTAssertEqual(result.outcome, .pluginError)
         XCTAssertTrue(
-            result.evidenceText.contains("broke the plugin protocol: stdout line 1: malformed JSON on stdout: `this is not json`"),
+            result.evidenceText.contains(
+                "broke the plugin protocol: stdout line 1: malformed JSON on stdout: `this is not json`"),
             result.evidenceText)
         XCTAssertLessThan(seconds, 10, "not left to sleep")
     }
@@ -143,7 +148,8 @@ final class ExternalPluginRunTests: XCTestCase {
     func testAnotherProtocolVersionIsAPluginError() throws {
         let (result, _, _, _) = try run("future")
         XCTAssertEqual(result.outcome, .pluginError)
-        XCTAssertTrue(result.evidenceText.contains("the plugin speaks protocol 2, this Pipe speaks 1"), result.evidenceText)
+        XCTAssertTrue(
+            result.evidenceText.contains("the plugin speaks protocol 2, this Pipe speaks 1"), result.evidenceText)
     }
 
     func testExitingWithoutAResultIsAPluginError() throws {
@@ -173,7 +179,9 @@ final class ExternalPluginRunTests: XCTestCase {
         let result = try ExternalLayerPlugin().run(
             try project.context(kind: "nothing-here", host: shared.remote, events: EventRecorder()))
         XCTAssertEqual(result.outcome, .pluginError)
-        XCTAssertTrue(result.evidenceText.contains("no executable pipe-layer-nothing-here in \(project.url.path)/Plugins"), result.evidenceText)
+        XCTAssertTrue(
+            result.evidenceText.contains("no executable pipe-layer-nothing-here in \(project.url.path)/Plugins"),
+            result.evidenceText)
     }
 
     func testCancellationStopsThePlugin() throws {

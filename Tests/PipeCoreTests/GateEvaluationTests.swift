@@ -17,7 +17,8 @@ final class GateEvaluationTests: XCTestCase {
 
     func testMergeGatePassesOverPassedAndFlakyLayersAndIgnoresTheReleaseChecklist() {
         let evaluation = GateEvaluation.evaluate(
-            .merge, runStatus: .finished, layers: appIntents(logic: .passed, intent: .flaky, shortcuts: .awaitingSignoff))
+            .merge, runStatus: .finished,
+            layers: appIntents(logic: .passed, intent: .flaky, shortcuts: .awaitingSignoff))
         XCTAssertEqual(evaluation.verdict, .passed)
         XCTAssertEqual(evaluation.verdict.exitCode, 0)
         XCTAssertEqual(evaluation.gates, [.merge])
@@ -74,7 +75,8 @@ final class GateEvaluationTests: XCTestCase {
     func testOutcomesThatCannotBeJudgedExitThree() {
         for outcome in [LayerOutcome.hostConfig, .infrastructure, .pluginError, .cancelled, .skipped] {
             let evaluation = GateEvaluation.evaluate(
-                .merge, runStatus: .finished, layers: [layer("logic", .merge, .passed), layer("intent", .merge, outcome)])
+                .merge, runStatus: .finished,
+                layers: [layer("logic", .merge, .passed), layer("intent", .merge, outcome)])
             XCTAssertEqual(evaluation.verdict, .couldNotJudge, outcome.rawValue)
             XCTAssertEqual(evaluation.verdict.exitCode, 3)
             XCTAssertEqual(evaluation.decidingLayers.map(\.name), ["intent"])

@@ -102,7 +102,8 @@ enum GateCommand {
             "headline": evaluation.headline, "runProblem": RunsJSON.orNull(evaluation.runProblem),
             "layers": evaluation.layers.map { layer -> [String: Any] in
                 [
-                    "name": layer.name, "gate": layer.gate.rawValue, "outcome": RunsJSON.orNull(layer.outcome?.rawValue),
+                    "name": layer.name, "gate": layer.gate.rawValue,
+                    "outcome": RunsJSON.orNull(layer.outcome?.rawValue),
                     "standing": layer.standing.rawValue, "reason": layer.reason,
                 ]
             },

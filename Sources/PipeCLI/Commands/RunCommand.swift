@@ -42,8 +42,9 @@ enum RunCommand {
         var pipeline: Pipeline
         do {
             let catalog = PluginCatalog(projectDirectory: project.url, environment: context.environment)
-            pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: context.console.err)).load(
-                path: file, parameters: parameters, environment: context.environment)
+            pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: context.console.err))
+                .load(
+                    path: file, parameters: parameters, environment: context.environment)
         } catch {
             context.console.err(error.description + "\n")
             return PipeExitCode.usage.rawValue

@@ -43,7 +43,8 @@ enum SignoffCommand {
     static func execute(_ context: CommandContext) throws -> Int32 {
         let arguments = context.arguments
         guard let resultText = arguments.string("result") else {
-            throw UsageError(.custom("--result is required: --result pass or --result fail"), command: arguments.command)
+            throw UsageError(
+                .custom("--result is required: --result pass or --result fail"), command: arguments.command)
         }
         guard let result = SignoffResult(rawValue: resultText) else {
             throw UsageError(
@@ -116,7 +117,8 @@ enum SignoffCommand {
             if let near = EditDistance.nearest(to: name, in: record.layers.map(\.name)) {
                 problem += "; did you mean '\(near)'?"
             }
-            problem += manual.isEmpty ? " (it has no manual layers)" : " (manual layers: \(manual.joined(separator: ", ")))"
+            problem +=
+                manual.isEmpty ? " (it has no manual layers)" : " (manual layers: \(manual.joined(separator: ", ")))"
             throw SignoffRefusal(layer: name, problems: [problem])
         }
         let signable: Set<LayerOutcome> = [.awaitingSignoff, .signedOff, .rejected]

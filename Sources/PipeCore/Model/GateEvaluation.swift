@@ -117,11 +117,12 @@ public struct GateEvaluation: Sendable, Equatable {
     }
 
     /// Judges `gate` over a run record (`summary.json`, or the store's copy of it).
-    public static func evaluate(_ gate: Gate, record: RunRecord, flakyPolicy: FlakyPolicy = .allow) -> GateEvaluation
-    {
+    public static func evaluate(_ gate: Gate, record: RunRecord, flakyPolicy: FlakyPolicy = .allow) -> GateEvaluation {
         evaluate(
             gate, runStatus: record.status,
-            layers: record.layers.map { Layer(name: $0.name, gate: $0.gate, outcome: $0.outcome, evidence: $0.evidence) },
+            layers: record.layers.map {
+                Layer(name: $0.name, gate: $0.gate, outcome: $0.outcome, evidence: $0.evidence)
+            },
             flakyPolicy: flakyPolicy)
     }
 
