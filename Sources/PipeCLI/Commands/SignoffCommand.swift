@@ -131,7 +131,6 @@ enum SignoffCommand {
                 : "layer \(name) is an automated layer (\(layer.plugin), \(state)): only manual layers are signed"
             throw SignoffRefusal(layer: name, problems: [problem])
         }
-        _ = outcome
         let pipeline: Pipeline
         do {
             pipeline = try RunPipelineFile.load(

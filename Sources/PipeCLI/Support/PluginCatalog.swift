@@ -45,9 +45,10 @@ struct PluginCatalog {
         return Array(Set(pipeline.layers.map(\.plugin).filter { builtIn.plugin(kind: $0) == nil })).sorted()
     }
 
-    /// Whether the file names `kind` as a plugin (`plugin: kind`), looked for in the text so no YAML is parsed twice.
+    /// Whether the file names `kind` as a plugin (`plugin: kind`, also in a flow mapping), looked for in the text so
+    /// no YAML is parsed twice.
     private func mentions(_ text: String, kind: String) -> Bool {
-        let pattern = #"plugin:\s*["']?"# + NSRegularExpression.escapedPattern(for: kind) + #"["']?\s*($|#)"#
+        let pattern = #"plugin:\s*["']?"# + NSRegularExpression.escapedPattern(for: kind) + #"["']?\s*($|#|,|\})"#
         guard let expression = try? NSRegularExpression(pattern: pattern, options: [.anchorsMatchLines]) else {
             return false
         }
