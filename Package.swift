@@ -41,10 +41,28 @@ let package = Package(
         .target(
             name: "PipeReport", dependencies: ["PipeCore", "PipeApple", "PipeBasics"], swiftSettings: strictSettings),
         .target(
+            name: "ChecklistPlugin",
+            dependencies: ["PipeCore", "PipeBasics"],
+            path: "Plugins/ChecklistPlugin",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ShellPlugin",
+            dependencies: ["PipeCore", "PipeBasics"],
+            path: "Plugins/ShellPlugin",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ExternalPlugin",
+            dependencies: ["PipeCore", "PipeBasics"],
+            path: "Plugins/ExternalPlugin",
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "PipeCLI",
             dependencies: [
                 "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
-                "XcodebuildTestPlugin",
+                "XcodebuildTestPlugin", "ChecklistPlugin", "ShellPlugin", "ExternalPlugin",
             ],
             swiftSettings: strictSettings
         ),
@@ -73,6 +91,11 @@ let package = Package(
         .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin"]),
+        .testTarget(name: "ShellPluginTests", dependencies: ["ShellPlugin"]),
+        .testTarget(
+            name: "ExternalPluginTests", dependencies: ["ExternalPlugin", "PipeSSH", "PipeTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport"]),
     ],
     // Swift 5 mode: the C wrappers hand pointers between one owner thread and its callbacks, which Swift 6's

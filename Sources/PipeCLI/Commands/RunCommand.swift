@@ -45,8 +45,10 @@ enum RunCommand {
         let parameters = try parameters(arguments)
         var pipeline: Pipeline
         do {
-            pipeline = try PipelineLoader(registry: BuiltInPlugins.schemas).load(
-                path: file, parameters: parameters, environment: context.environment)
+            let catalog = PluginCatalog(projectDirectory: project.url, environment: context.environment)
+            pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: context.console.err))
+                .load(
+                    path: file, parameters: parameters, environment: context.environment)
         } catch {
             context.console.err(error.description + "\n")
             return PipeExitCode.usage.rawValue

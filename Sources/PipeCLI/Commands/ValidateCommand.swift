@@ -20,10 +20,11 @@ enum ValidateCommand {
         if names.isEmpty { names = project.availablePipelines() }
         guard !names.isEmpty else { throw RequestError("no pipelines to validate in \(project.pipelinesFolder.path)") }
         let parameters = try RunCommand.parameters(context.arguments)
-        let loader = PipelineLoader(registry: BuiltInPlugins.schemas)
+        let catalog = PluginCatalog(projectDirectory: project.url, environment: context.environment)
         var invalid = 0
         for name in names {
             let file = try project.pipelineFile(for: name, currentDirectory: context.currentDirectory)
+            let loader = PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: context.console.err))
             let check = loader.validate(path: file, parameters: parameters, environment: context.environment)
             for problem in check.problems { context.console.err(problem.description + "\n") }
             if check.pipeline == nil || check.problems.contains(where: { $0.severity == .error }) {

@@ -1,10 +1,12 @@
+import ChecklistPlugin
 import PipeCore
 import PipeSpec
+import ShellPlugin
 import XcodebuildTestPlugin
 
 /// The plugins compiled into `pipe`, by kind.
 enum BuiltInPlugins {
-    static let all: [LayerPlugin.Type] = [XcodebuildTestPlugin.self]
+    static let all: [LayerPlugin.Type] = [XcodebuildTestPlugin.self, ChecklistPlugin.self, ShellPlugin.self]
 
     static var registry: PluginRegistry { PluginRegistry(all) }
 
