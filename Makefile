@@ -4,7 +4,7 @@ PROJECT_KEY := $(shell printf %s "$(CURDIR)" | cksum | cut -d' ' -f1)
 MAC_STATE ?= /tmp/pipe-mac-$(shell id -u)-$(PROJECT_KEY)/mac-1
 # The demo host runs the example's tests for real (canned mode replays recorded results instead).
 MAC_MODE ?= real
-FORMAT_PATHS := Package.swift Sources Plugins Tests examples/reader-app
+FORMAT_PATHS := Package.swift Sources Plugins Tests examples/reader-app examples/haptics-app
 
 .PHONY: deps build release lint test demo mac-up mac-down bench clean
 

@@ -35,8 +35,8 @@ final class RunsHistoryTests: EmulatedHostTestCase {
         XCTAssertEqual((rows[0]["commit"] as? String)?.count, 40)
         XCTAssertTrue(rows[0]["problem"] is NSNull)
         let layers = try XCTUnwrap(rows[0]["layers"] as? [[String: Any]])
-        XCTAssertEqual(layers.map { $0["name"] as? String }, ["logic", "intent"])
-        XCTAssertEqual(layers.map { $0["outcome"] as? String }, ["passed", "passed"])
+        XCTAssertEqual(layers.map { $0["name"] as? String }, ["logic", "intent", "shortcuts"])
+        XCTAssertEqual(layers.map { $0["outcome"] as? String }, ["passed", "passed", "awaiting-signoff"])
 
         // Filters.
         XCTAssertEqual((try json(project, ["runs", "list", "--limit", "1"]) as? [Any])?.count, 1)

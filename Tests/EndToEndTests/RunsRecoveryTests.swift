@@ -24,7 +24,7 @@ final class RunsRecoveryTests: EmulatedHostTestCase {
         XCTAssertEqual(list.exitCode, 0, list.combined)
         let remoteFolder = try XCTUnwrap(before["remoteRunFolder"] as? String)
         for text in [
-            "run \(runID) (app-intents) was interrupted", "pid \(run.pid)", "layers intent cancelled",
+            "run \(runID) (app-intents) was interrupted", "pid \(run.pid)", "layers intent, shortcuts cancelled",
             "its folder \(remoteFolder) on mac-1 is left for `pipe hosts clean`",
         ] {
             XCTAssertTrue(list.stderr.contains(text), "'\(text)' missing from:\n\(list.stderr)")

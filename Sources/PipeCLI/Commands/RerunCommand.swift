@@ -48,8 +48,10 @@ enum RerunCommand {
         let file = try project.pipelineFile(for: earlier.pipeline, currentDirectory: context.currentDirectory)
         var pipeline: Pipeline
         do {
-            pipeline = try PipelineLoader(registry: BuiltInPlugins.schemas).load(
-                path: file, parameters: earlier.request.parameters, environment: context.environment)
+            let catalog = PluginCatalog(projectDirectory: project.url, environment: context.environment)
+            pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: context.console.err))
+                .load(
+                    path: file, parameters: earlier.request.parameters, environment: context.environment)
         } catch {
             context.console.err(error.description + "\n")
             return PipeExitCode.usage.rawValue

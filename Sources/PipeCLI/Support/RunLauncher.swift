@@ -1,3 +1,4 @@
+import ExternalPlugin
 import Foundation
 import PipeCore
 import PipeReport
@@ -51,11 +52,31 @@ enum RunLauncher {
         let engine = RunEngine(
             checkout: GitSourceCheckout(cancellation: cancellation),
             connector: SSHHostConnector(environment: context.environment), inspector: AppleHostInspector(),
-            plugins: BuiltInPlugins.registry, hosts: hosts, events: renderer, cancellation: cancellation, store: store)
+            plugins: plugins(for: request, environment: context.environment), hosts: hosts, events: renderer,
+            cancellation: cancellation, store: store)
         engine.reports = StandardReports()
         let result = try engine.run(request)
         copyReports(of: result, context: context)
+        if !context.arguments.flag("json") {
+            // The verdict of each gate, merge first: pending checklists are listed here, never failed.
+            for gate in Gate.allCases {
+                let evaluation = GateEvaluation.evaluate(
+                    gate, record: result.record, flakyPolicy: request.pipeline.flakyPolicy)
+                context.console.out(evaluation.headline + "\n")
+            }
+        }
         return result.exitCode.rawValue
+    }
+
+    /// The built-in plugins, and the external ones the pipeline names (`pipe-layer-<kind>` executables of the
+    /// project's `Plugins/` folder or `PATH`; never from the checked-out ref).
+    private static func plugins(for request: RunRequest, environment: [String: String]) -> PluginRegistry {
+        var registry = BuiltInPlugins.registry
+        let catalog = PluginCatalog(projectDirectory: request.projectDirectory, environment: environment)
+        for kind in catalog.externalKinds(in: request.pipeline) {
+            registry.register(ExternalLayerPlugin.self, as: kind)
+        }
+        return registry
     }
 
     /// `--junit PATH` and `--markdown PATH`: copies of the run's own reports where a CI system looks for them.

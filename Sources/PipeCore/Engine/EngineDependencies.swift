@@ -71,6 +71,10 @@ public struct PluginRegistry {
 
     public func plugin(kind: String) -> LayerPlugin.Type? { plugins[kind] }
 
+    /// Registers `plugin` under `kind`: one adapter type serves every external plugin kind, reading the kind from
+    /// the layer it runs.
+    public mutating func register(_ plugin: LayerPlugin.Type, as kind: String) { plugins[kind] = plugin }
+
     public var kinds: [String] { plugins.keys.sorted() }
 }
 
