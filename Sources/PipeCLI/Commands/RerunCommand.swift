@@ -26,8 +26,9 @@ enum RerunCommand {
             .value("reason", valueName: "text", help: "Why this run was started, for the run record."),
         ] + RunLauncher.outputOptions)
 
-    /// Outcomes that count as passed for `--failed`: these layers are not run again.
-    static let passingOutcomes: Set<LayerOutcome> = [.passed, .flaky, .signedOff]
+    /// Outcomes `--failed` does not run again: passed, and checklists that await or have their sign-off (nothing
+    /// failed there; running them again would only ask for the same sign-off).
+    static let passingOutcomes: Set<LayerOutcome> = [.passed, .flaky, .signedOff, .awaitingSignoff]
 
     static func execute(_ context: CommandContext) throws -> Int32 {
         let arguments = context.arguments

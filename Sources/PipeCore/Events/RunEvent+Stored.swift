@@ -85,10 +85,10 @@ extension RunEvent {
                 "runID": summary.runID, "status": summary.status.rawValue, "exitCode": summary.exitCode.rawValue,
                 "layers": summary.layers.map { ["name": $0.name, "outcome": $0.outcome?.rawValue ?? "not-run"] },
                 "pendingSignoffs": summary.pendingSignoffs, "summaryPath": summary.summaryPath,
-                "reports": summary.reportPaths,
                 "seconds": summary.seconds,
             ]
             if let problem = summary.problem { fields["problem"] = problem }
+            if !summary.reportPaths.isEmpty { fields["reports"] = summary.reportPaths }
             object = fields
         }
         let data =
