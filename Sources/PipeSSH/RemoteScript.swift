@@ -5,7 +5,7 @@ import PipeBasics
 /// Each script is a constant, started as `exec /bin/sh -c '<script>' <name> <arguments…>`: values reach it only as
 /// positional parameters quoted with `ShellQuote`, never pasted into script text, and the login shell (zsh on a Mac)
 /// sees nothing but quoted words. The scripts use only what a stock macOS has — `sh`, `kill`, `ps`, `sleep`, `tar`
-/// (flags common to bsdtar and GNU tar), `tee`, `shasum -a 256`, `wc`, `cat`, `mkdir` — and avoid what differs
+/// (flags common to bsdtar and GNU tar), `tee`, `openssl dgst -sha256`, `wc`, `cat`, `mkdir` — and avoid what differs
 /// between dash (Debian's `sh`) and bash 3.2 (macOS's `sh`): no `set -m` (dash turns job control off without a
 /// terminal), no `kill --` (dash rejects it), `kill -SIG -PGID` instead.
 enum RemoteScript {
@@ -44,10 +44,10 @@ enum RemoteScript {
     /// stdout; exits with tar's status.
     ///
     /// The digest is taken by a `tee` branch before tar; tar may stop reading at the archive's end-of-file blocks,
-    /// so `cat` drains the rest, or `tee` would die of SIGPIPE and `shasum` see a truncated stream.
+    /// so `cat` drains the rest, or `tee` would die of SIGPIPE and the digest see a truncated stream.
     static let extractUpload =
         "mkdir -p -- \"$1\" || exit 1; exec 4>&1; "
-        + "{ tee /dev/fd/3 | { echo \"pipe-sha256 $(shasum -a 256)\"; } >&4; } 3>&1 "
+        + "{ tee /dev/fd/3 | { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\"; } >&4; } 3>&1 "
         + "| { tar -xf - -C \"$1\"; s=$?; cat >/dev/null; exit \"$s\"; }"
 
     /// Writes a tar stream of `$2` (inside folder `$1`) on stdout, and on stderr the lines `pipe-tar-status <n>`,
@@ -57,7 +57,7 @@ enum RemoteScript {
     static let archiveDownload =
         "[ -e \"$1/$2\" ] || [ -L \"$1/$2\" ] || { echo pipe-missing >&2; exit 66; }; exec 5>&2; "
         + "{ { tar -cf - -C \"$1\" \"./$2\"; echo \"pipe-tar-status $?\" >&5; } | tee /dev/fd/3 "
-        + "| { tee /dev/fd/4 | { echo \"pipe-sha256 $(shasum -a 256)\"; } >&5; } 4>&1 "
+        + "| { tee /dev/fd/4 | { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\"; } >&5; } 4>&1 "
         + "| { echo \"pipe-bytes $(wc -c)\"; } >&5; } 3>&1 | cat"
 
     /// Brings the cached copy of a workspace up to date and clones it into a run folder. `$1`: the cache folder
@@ -104,7 +104,7 @@ enum RemoteScript {
         + "while [ \"$k\" -gt 0 ]; do IFS= read -r p || { echo \"pipe: the list of deletions ended early\" >&2; "
         + "exit 2; }; case \"/$p/\" in *\"/../\"* | *\"/./\"* | *\"//\"*) echo \"pipe: refusing to delete '$p'\" >&2; "
         + "exit 2 ;; esac; rm -rf \"$c/tree/$p\" || exit 74; k=$((k-1)); done; exec 4>&1; "
-        + "{ tee /dev/fd/3 | { echo \"pipe-sha256 $(shasum -a 256)\"; } >&4; } 3>&1 "
+        + "{ tee /dev/fd/3 | { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\"; } >&4; } 3>&1 "
         + "| { tar -x -p -o -f - -C \"$c\"; s=$?; cat >/dev/null; exit \"$s\"; }; s=$?; "
         + "[ \"$s\" -eq 0 ] || exit \"$s\"; "
         + "[ -f \"$c/manifest.incoming.$t\" ] || { echo \"pipe: the archive carried no manifest\" >&2; exit 2; }; "

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The host only stores and returns the text; Pipe alone writes and compares it, so the format is Pipe's own: a
 /// version line, then one line per entry, `kind mode size digest path`, sorted by path (a parent before its
-/// children). Paths are relative, `/`-separated, never `.` or `..`; a backslash or a newline in a name is escaped.
+/// children: not sorted otherwise). Paths are relative, `/`-separated, never `.` or `..`; a backslash or a newline in a name is escaped.
 struct WorkspaceManifest: Equatable {
     static let header = "pipe-workspace-manifest 1"
 
@@ -24,6 +24,8 @@ struct WorkspaceManifest: Equatable {
         var size: Int64
         /// `WorkspaceDigest` of a file's content or a symlink's target; `-` for a folder; empty until computed.
         var digest: String
+        /// Local files only, never written: what `WorkspaceDigestCache` keys a known digest by.
+        var stamp: WorkspaceDigestCache.Stamp? = nil
 
         /// What must match for the host's copy to be this entry.
         func sameContent(as other: Entry) -> Bool {
@@ -31,35 +33,67 @@ struct WorkspaceManifest: Equatable {
         }
     }
 
-    /// Sorted by path.
+    /// A folder before what is in it.
     var entries: [Entry]
 
-    var text: String {
-        var lines = [Self.header]
-        lines.reserveCapacity(entries.count + 1)
+    var bytes: [UInt8] {
+        var out = Array(Self.header.utf8) + [0x0a]
+        out.reserveCapacity(entries.count * 120)
         for entry in entries {
-            lines.append(
-                "\(entry.kind.rawValue) \(String(entry.mode, radix: 8)) \(entry.size) \(entry.digest) "
-                    + Self.escape(entry.path))
+            out.append(UInt8(entry.kind.rawValue.asciiValue ?? 0x3f))
+            out.append(0x20)
+            out += String(entry.mode, radix: 8).utf8
+            out.append(0x20)
+            out += String(entry.size).utf8
+            out.append(0x20)
+            out += entry.digest.utf8
+            out.append(0x20)
+            out += Self.escape(entry.path).utf8
+            out.append(0x0a)
         }
-        return lines.joined(separator: "\n") + "\n"
+        return out
     }
 
     /// Reads a manifest written by `text`; `nil` when it is not one (an old version, a damaged file): the host's
-    /// copy is then rebuilt from scratch rather than trusted.
-    init?(text: Substring) {
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: true)[...]
-        guard lines.first == Substring(Self.header) else { return nil }
-        lines = lines.dropFirst()
+    /// copy is then rebuilt from scratch rather than trusted. Parsed as bytes: 10,000 lines as Swift `Character`s
+    /// cost more than everything else a warm sync does on this side.
+    init?(bytes: ArraySlice<UInt8>) {
+        let header = Array(Self.header.utf8)
+        guard bytes.count > header.count, bytes.prefix(header.count).elementsEqual(header),
+            bytes[bytes.startIndex + header.count] == 0x0a
+        else { return nil }
         var entries = [Entry]()
-        entries.reserveCapacity(lines.count)
-        for line in lines {
-            let fields = line.split(separator: " ", maxSplits: 4, omittingEmptySubsequences: false)
-            guard fields.count == 5, let kindCharacter = fields[0].first, fields[0].count == 1,
-                let kind = Kind(rawValue: kindCharacter), let mode = UInt32(fields[1], radix: 8),
-                let size = Int64(fields[2]), let path = Self.unescape(fields[4]), Self.isSafeRelativePath(path)
+        var cursor = bytes.startIndex + header.count + 1
+        let end = bytes.endIndex
+        func field(_ stop: UInt8) -> Range<Int>? {
+            var index = cursor
+            while index < end && bytes[index] != stop && bytes[index] != 0x0a { index += 1 }
+            guard index < end, bytes[index] == stop else { return nil }
+            defer { cursor = index + 1 }
+            return cursor..<index
+        }
+        func number(_ range: Range<Int>, radix: UInt32) -> Int64? {
+            guard !range.isEmpty, range.count < 20 else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard byte >= 0x30 && byte < 0x30 + UInt8(radix) else { return nil }
+                value = value * Int64(radix) + Int64(byte - 0x30)
+            }
+            return value
+        }
+        while cursor < end {
+            guard let kindRange = field(0x20), kindRange.count == 1,
+                let kind = Kind(rawValue: Character(UnicodeScalar(bytes[kindRange.lowerBound]))),
+                let modeRange = field(0x20), let mode = number(modeRange, radix: 8),
+                let sizeRange = field(0x20), let size = number(sizeRange, radix: 10),
+                let digestRange = field(0x20), let pathRange = field(0x0a),
+                let path = Self.unescape(Substring(String(decoding: bytes[pathRange], as: UTF8.self))),
+                Self.isSafeRelativePath(path)
             else { return nil }
-            entries.append(Entry(path: path, kind: kind, mode: mode, size: size, digest: String(fields[3])))
+            entries.append(
+                Entry(
+                    path: path, kind: kind, mode: UInt32(truncatingIfNeeded: mode), size: size,
+                    digest: String(decoding: bytes[digestRange], as: UTF8.self)))
         }
         self.entries = entries
     }
@@ -70,10 +104,19 @@ struct WorkspaceManifest: Equatable {
 
     /// A relative path with no empty, `.` or `..` component: safe to join to the cache folder on the host.
     static func isSafeRelativePath(_ path: String) -> Bool {
-        guard !path.isEmpty, !path.hasPrefix("/") else { return false }
-        return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy {
-            !$0.isEmpty && $0 != "." && $0 != ".."
+        var component = 0
+        var dots = 0
+        for byte in path.utf8 {
+            if byte == 0x2f {
+                if component == 0 || component == dots && dots <= 2 { return false }
+                component = 0
+                dots = 0
+            } else {
+                component += 1
+                if byte == 0x2e { dots += 1 }
+            }
         }
+        return component > 0 && !(component == dots && dots <= 2)
     }
 
     /// Newlines and backslashes escaped (by Unicode scalar: Swift joins `\r\n` into one `Character`).

@@ -87,7 +87,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
             root: root, entries: sends,
             lastFile: (
                 "manifest.incoming.\(token)",
-                { sent in Array(WorkspaceManifest(entries: knownLocal ?? sent).text.utf8) }
+                { sent in WorkspaceManifest(entries: knownLocal ?? sent).bytes }
             ))
     }
 
@@ -155,10 +155,10 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 }
             case .readingManifest(let size):
                 guard received.count - offset >= size else { return }
-                let text = String(decoding: received[offset..<(offset + size)], as: UTF8.self)
+                let manifest = WorkspaceManifest(bytes: received[offset..<(offset + size)])
                 offset += size
                 // A manifest Pipe cannot read (another version, damage) means rebuilding the copy, not failing.
-                try plan(hostManifest: WorkspaceManifest(text: Substring(text)))
+                try plan(hostManifest: manifest)
                 phase = .reporting
             case .reporting:
                 guard let newline = received[offset...].firstIndex(of: 0x0a) else { return }

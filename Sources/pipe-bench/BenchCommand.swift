@@ -9,6 +9,7 @@ import PipeSSH
 ///     pipe-bench exec     HOST… -- COMMAND          connect, log in, run one command
 ///     pipe-bench sync     HOST… --dir D --key K --to R
 ///     pipe-bench download HOST… --remote P --into L
+///     pipe-bench upload-plain HOST… --dir D --to R    the plain upload (local tar, no cache)
 ///     pipe-bench warm-sync HOST… --base A --changed C --key K --to R [--runs N]
 ///     pipe-bench streams  HOST… --files F1[,F2…]     one session per file, in parallel threads, `cat` each
 ///     pipe-bench ciphers  HOST… --file F
@@ -39,6 +40,12 @@ enum BenchCommand {
                     to: try options.value("to"))
                 host.session.disconnect()
                 print(describe(report))
+            case "upload-plain":
+                let host = try SSHRemoteHost(connectingTo: options.host())
+                let summary = try host.upload(
+                    directory: URL(fileURLWithPath: try options.value("dir")), to: try options.value("to"))
+                host.session.disconnect()
+                print("bytes=\(summary.bytes) seconds=\(format(summary.seconds))")
             case "download":
                 let host = try SSHRemoteHost(connectingTo: options.host())
                 let summary = try host.download(
