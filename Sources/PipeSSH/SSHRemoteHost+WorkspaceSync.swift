@@ -78,7 +78,8 @@ extension SSHRemoteHost {
             throw RemoteError(
                 kind, host: name,
                 "\(what) failed: the host's side ended with \(exit.artifactText): "
-                    + (hostErrors.isEmpty ? "no message" : hostErrors) + "; \(remoteDirectory) on the host is incomplete")
+                    + (hostErrors.isEmpty ? "no message" : hostErrors)
+                    + "; \(remoteDirectory) on the host is incomplete")
         }
         let sent = sync.archiveDigest()
         guard sync.hostDigest == sent else {
@@ -111,7 +112,8 @@ extension SSHRemoteHost {
     static func isValidCacheKey(_ key: String) -> Bool {
         !key.isEmpty && !key.hasPrefix(".") && key.count <= 128
             && key.unicodeScalars.allSatisfy {
-                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                    || "._-".unicodeScalars.contains($0)
             }
     }
 }

@@ -231,7 +231,8 @@ public final class SSHSession {
         guard let raw = libssh2_session_init_ex(nil, nil, nil, nil) else { return SSHAlgorithms(ciphers: [], macs: []) }
         defer { libssh2_session_free(raw) }
         return SSHAlgorithms(
-            ciphers: supportedAlgorithms(raw, LIBSSH2_METHOD_CRYPT_CS), macs: supportedAlgorithms(raw, LIBSSH2_METHOD_MAC_CS))
+            ciphers: supportedAlgorithms(raw, LIBSSH2_METHOD_CRYPT_CS),
+            macs: supportedAlgorithms(raw, LIBSSH2_METHOD_MAC_CS))
     }
 
     private static func supportedAlgorithms(_ raw: OpaquePointer, _ method: Int32) -> [String] {

@@ -48,7 +48,9 @@ struct WorkspaceFileReader {
         var total: Int64 = 0
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let read = chunk.withUnsafeMutableBytes { bytes -> Int in systemRead(descriptor, bytes.baseAddress, bytes.count) }
+            let read = chunk.withUnsafeMutableBytes { bytes -> Int in
+                systemRead(descriptor, bytes.baseAddress, bytes.count)
+            }
             if read < 0 && errno == EINTR { continue }
             if read < 0 { throw failure("cannot read", path) }
             if read == 0 { break }

@@ -27,7 +27,8 @@ enum BenchCommand {
             switch command {
             case "gen":
                 guard let out = options.positional.first else { throw BenchFailure("usage: pipe-bench gen OUT") }
-                print(try BenchData(output: URL(fileURLWithPath: out)).generate(big: options.flag("big")), terminator: "")
+                print(
+                    try BenchData(output: URL(fileURLWithPath: out)).generate(big: options.flag("big")), terminator: "")
             case "exec":
                 let host = try SSHRemoteHost(connectingTo: options.host())
                 let output = try host.capture(options.positional.joined(separator: " "), stdin: nil, timeoutSeconds: 60)
@@ -148,7 +149,9 @@ enum BenchCommand {
         group.wait()
         let seconds = Date().timeIntervalSince(started)
         let bytes = try results.all().reduce(0, +)
-        print("sessions=\(files.count) bytes=\(bytes) seconds=\(format(seconds)) MBps=\(Int(Double(bytes) / seconds / 1e6))")
+        print(
+            "sessions=\(files.count) bytes=\(bytes) seconds=\(format(seconds)) MBps=\(Int(Double(bytes) / seconds / 1e6))"
+        )
     }
 
     /// Every cipher/MAC pair this libssh2 and the host share: MB/s reading `file` with `cat` (median of 3).
@@ -191,8 +194,11 @@ enum BenchCommand {
             var values = [Double]()
             for round in 0...runs {
                 let started = Date()
-                let output = try host.capture(line.replacingOccurrences(of: "{n}", with: "\(round)"), stdin: nil, timeoutSeconds: 120)
-                guard output.exit == .exited(0) else { throw BenchFailure("\(line): \(output.exit) \(output.stderrText)") }
+                let output = try host.capture(
+                    line.replacingOccurrences(of: "{n}", with: "\(round)"), stdin: nil, timeoutSeconds: 120)
+                guard output.exit == .exited(0) else {
+                    throw BenchFailure("\(line): \(output.exit) \(output.stderrText)")
+                }
                 if round > 0 { values.append(Date().timeIntervalSince(started)) }
             }
             return median(values)

@@ -155,7 +155,9 @@ struct WorkspaceShape {
                     for _ in 0..<random.between(0, 4) {
                         let inner = sub + "/" + vocabulary.identifier(&random, capitalized: true)
                         folders.insert(inner)
-                        if random.unit() < 0.3 { folders.insert(inner + "/" + vocabulary.identifier(&random, capitalized: true)) }
+                        if random.unit() < 0.3 {
+                            folders.insert(inner + "/" + vocabulary.identifier(&random, capitalized: true))
+                        }
                     }
                 }
             }
@@ -230,7 +232,8 @@ struct WorkspaceShape {
             to: root.appendingPathComponent(added))
         for path in [changed, added, folder] {
             var times = [
-                timespec(tv_sec: BenchData.changedMtime, tv_nsec: 0), timespec(tv_sec: BenchData.changedMtime, tv_nsec: 0),
+                timespec(tv_sec: BenchData.changedMtime, tv_nsec: 0),
+                timespec(tv_sec: BenchData.changedMtime, tv_nsec: 0),
             ]
             _ = utimensat(AT_FDCWD, root.appendingPathComponent(path).path, &times, 0)
         }
@@ -241,8 +244,10 @@ struct WorkspaceShape {
 /// Source-like words with Zipf-like frequencies.
 struct Vocabulary {
     static let syllables = [
-        "ac", "al", "an", "ar", "be", "ca", "co", "da", "de", "di", "el", "en", "er", "fa", "fi", "ge", "ha", "in", "is",
-        "ka", "la", "le", "li", "lo", "ma", "me", "mo", "na", "ne", "no", "or", "pa", "pe", "po", "ra", "re", "ri", "ro",
+        "ac", "al", "an", "ar", "be", "ca", "co", "da", "de", "di", "el", "en", "er", "fa", "fi", "ge", "ha", "in",
+        "is",
+        "ka", "la", "le", "li", "lo", "ma", "me", "mo", "na", "ne", "no", "or", "pa", "pe", "po", "ra", "re", "ri",
+        "ro",
         "sa", "se", "si", "so", "ta", "te", "ti", "to", "ul", "un", "ur", "va", "ve", "vi", "wa", "xe", "yo", "za",
     ]
     static let keywords = [

@@ -98,7 +98,8 @@ final class WorkspaceManifestTests: XCTestCase {
                 try manager.destinationOfSymbolicLink(atPath: tree.appendingPathComponent("far").path),
                 String(repeating: "../x/", count: 30), tar)
             XCTAssertEqual(
-                try Data(contentsOf: tree.appendingPathComponent("big.bin")).count, WorkspaceDigest.wholeFileLimit + 1_000)
+                try Data(contentsOf: tree.appendingPathComponent("big.bin")).count,
+                WorkspaceDigest.wholeFileLimit + 1_000)
             let mode = try manager.attributesOfItem(atPath: tree.appendingPathComponent("tool").path)[.posixPermissions]
             XCTAssertEqual((mode as? Int).map { $0 & 0o777 }, 0o755, tar)
             XCTAssertTrue(manager.fileExists(atPath: tree.appendingPathComponent("empty").path), tar)

@@ -193,7 +193,9 @@ final class WorkspaceSyncTests: XCTestCase {
         try makeTree(at: local)
         _ = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("one"))
         // A build editing files in place, and removing one, in its run folder.
-        let edit = ShellQuote.join(["/bin/sh", "-c", "printf edited >> \"$1/a.txt\" && rm \"$1/scripts/tool.sh\"", "edit", runFolder("one")])
+        let edit = ShellQuote.join([
+            "/bin/sh", "-c", "printf edited >> \"$1/a.txt\" && rm \"$1/scripts/tool.sh\"", "edit", runFolder("one"),
+        ])
         XCTAssertEqual(try host.capture(edit).exit, .exited(0))
 
         let second = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("two"))
