@@ -67,6 +67,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "pipe", dependencies: ["PipeCLI"], swiftSettings: strictSettings),
+        // `make bench`: Pipe's transfer parts as whole processes, timed by bench/run next to OpenSSH; the data generator.
+        .executableTarget(
+            name: "pipe-bench", dependencies: ["PipeSSH", "PipeCore", "PipeBasics"], swiftSettings: strictSettings),
 
         // The emulated cloud Mac: `xcrun`, `xcodebuild`, `xcresulttool` as one multi-call binary (tests and demo only).
         .target(name: "PipeMacEmulator", dependencies: ["PipeBasics"], swiftSettings: strictSettings),

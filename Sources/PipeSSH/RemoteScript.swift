@@ -5,7 +5,7 @@ import PipeBasics
 /// Each script is a constant, started as `exec /bin/sh -c '<script>' <name> <arguments…>`: values reach it only as
 /// positional parameters quoted with `ShellQuote`, never pasted into script text, and the login shell (zsh on a Mac)
 /// sees nothing but quoted words. The scripts use only what a stock macOS has — `sh`, `kill`, `ps`, `sleep`, `tar`
-/// (flags common to bsdtar and GNU tar), `tee`, `shasum -a 256`, `wc`, `cat`, `mkdir` — and avoid what differs
+/// (flags common to bsdtar and GNU tar), `tee`, `openssl dgst -sha256`, `wc`, `cat`, `mkdir` — and avoid what differs
 /// between dash (Debian's `sh`) and bash 3.2 (macOS's `sh`): no `set -m` (dash turns job control off without a
 /// terminal), no `kill --` (dash rejects it), `kill -SIG -PGID` instead.
 enum RemoteScript {
@@ -44,10 +44,10 @@ enum RemoteScript {
     /// stdout; exits with tar's status.
     ///
     /// The digest is taken by a `tee` branch before tar; tar may stop reading at the archive's end-of-file blocks,
-    /// so `cat` drains the rest, or `tee` would die of SIGPIPE and `shasum` see a truncated stream.
+    /// so `cat` drains the rest, or `tee` would die of SIGPIPE and the digest see a truncated stream.
     static let extractUpload =
         "mkdir -p -- \"$1\" || exit 1; exec 4>&1; "
-        + "{ tee /dev/fd/3 | { echo \"pipe-sha256 $(shasum -a 256)\"; } >&4; } 3>&1 "
+        + "{ tee /dev/fd/3 | { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\"; } >&4; } 3>&1 "
         + "| { tar -xf - -C \"$1\"; s=$?; cat >/dev/null; exit \"$s\"; }"
 
     /// Writes a tar stream of `$2` (inside folder `$1`) on stdout, and on stderr the lines `pipe-tar-status <n>`,
@@ -57,6 +57,57 @@ enum RemoteScript {
     static let archiveDownload =
         "[ -e \"$1/$2\" ] || [ -L \"$1/$2\" ] || { echo pipe-missing >&2; exit 66; }; exec 5>&2; "
         + "{ { tar -cf - -C \"$1\" \"./$2\"; echo \"pipe-tar-status $?\" >&5; } | tee /dev/fd/3 "
-        + "| { tee /dev/fd/4 | { echo \"pipe-sha256 $(shasum -a 256)\"; } >&5; } 4>&1 "
+        + "| { tee /dev/fd/4 | { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\"; } >&5; } 4>&1 "
         + "| { echo \"pipe-bytes $(wc -c)\"; } >&5; } 3>&1 | cat"
+
+    /// Brings the cached copy of a workspace up to date and clones it into a run folder. `$1`: the cache folder
+    /// (`<work dir>/cache/<key>`); `$2`: the run folder to create (must not exist, an empty folder excepted); `$3`: a
+    /// token naming this sync's manifest file; `$4`: how many 50 ms turns to wait for the cache's lock.
+    ///
+    /// 1. Takes the cache's lock: `mkdir` of `$1/lock` is atomic on every filesystem; the holder's pid goes in it,
+    ///    so a lock whose holder died is broken (under `$1/lock.break`, so only one waiter breaks it). Waiting
+    ///    prints `pipe-lock-wait` on stderr every ~5 s, which keeps Pipe's stall timer from firing.
+    /// 2. Prints `pipe-manifest <bytes>` and the manifest, or `pipe-manifest none` when there is no usable copy.
+    /// 3. Reads `pipe-sync full|delta <n>` and `n` paths to delete (one a line) from stdin, removes the manifest (the
+    ///    copy is dirty until the new one is in place), empties the tree for `full`, deletes the paths (refusing
+    ///    `.`, `..` and empty components), then extracts the rest of stdin — a tar of `tree/…` entries and
+    ///    `manifest.incoming.$3` — into the cache folder, printing `pipe-sha256 <hex>` of that archive.
+    /// 4. Moves the new manifest into place, prints `pipe-applied`, clones `tree` into `$2` with `cp -c -R -p`
+    ///    (APFS clones on a Mac; never hard links: a build may edit files in place) and prints `pipe-cloned`.
+    ///
+    /// Exit 73: the run folder exists or cannot be made; 74: the cache cannot be changed; 75: the lock stayed taken;
+    /// 2: a malformed request; else tar's status. The lock goes on every exit (a trap), and with a killed holder.
+    static let syncWorkspace =
+        "c=$1; d=$2; t=$3; n=$4; "
+        + "if [ -e \"$d\" ] || [ -L \"$d\" ]; then rmdir \"$d\" 2>/dev/null || { echo \"pipe: $d already exists "
+        + "on the host; a run folder is always new\" >&2; exit 73; }; fi; "
+        + "p=${d%/*}; if [ -n \"$p\" ] && [ \"$p\" != \"$d\" ]; then mkdir -p \"$p\" || exit 73; fi; "
+        + "mkdir -p \"$c\" || exit 74; i=0; e=0; "
+        + "until mkdir \"$c/lock\" 2>/dev/null; do h=$(cat \"$c/lock/pid\" 2>/dev/null); "
+        + "if [ -n \"$h\" ]; then e=0; else e=$((e+1)); fi; "
+        + "if { [ -n \"$h\" ] && ! kill -0 \"$h\" 2>/dev/null; } || [ \"$e\" -gt 100 ]; then "
+        + "if mkdir \"$c/lock.break\" 2>/dev/null; then "
+        + "[ \"$(cat \"$c/lock/pid\" 2>/dev/null)\" = \"$h\" ] && rm -rf \"$c/lock\"; rmdir \"$c/lock.break\"; e=0; "
+        + "continue; fi; fi; i=$((i+1)); [ $((i % 100)) -ne 0 ] || echo \"pipe-lock-wait ${h:-?}\" >&2; "
+        + "[ \"$i\" -lt \"$n\" ] || { echo \"pipe: the workspace cache $c on the host is still locked by process "
+        + "${h:-?}; if no sync is running there, remove $c/lock\" >&2; exit 75; }; sleep 0.05; done; "
+        + "echo $$ >\"$c/lock/pid\"; trap 'rm -rf \"$c/lock\"' EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; "
+        + "trap 'exit 143' TERM; "
+        + "if [ -f \"$c/manifest\" ] && [ -d \"$c/tree\" ]; then echo \"pipe-manifest $(wc -c <\"$c/manifest\")\"; "
+        + "cat \"$c/manifest\" || exit 74; else echo \"pipe-manifest none\"; fi; "
+        + "IFS= read -r l || exit 0; "
+        + "case \"$l\" in \"pipe-sync full \"*) f=1 ;; \"pipe-sync delta \"*) f= ;; "
+        + "*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; k=${l##* }; "
+        + "case \"$k\" in '' | *[!0-9]*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; "
+        + "rm -f \"$c/manifest\" \"$c\"/manifest.incoming.* || exit 74; "
+        + "if [ -n \"$f\" ]; then rm -rf \"$c/tree\" && mkdir \"$c/tree\" || exit 74; fi; "
+        + "while [ \"$k\" -gt 0 ]; do IFS= read -r p || { echo \"pipe: the list of deletions ended early\" >&2; "
+        + "exit 2; }; case \"/$p/\" in *\"/../\"* | *\"/./\"* | *\"//\"*) echo \"pipe: refusing to delete '$p'\" >&2; "
+        + "exit 2 ;; esac; rm -rf \"$c/tree/$p\" || exit 74; k=$((k-1)); done; exec 4>&1; "
+        + "{ tee /dev/fd/3 | { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\"; } >&4; } 3>&1 "
+        + "| { tar -x -p -o -f - -C \"$c\"; s=$?; cat >/dev/null; exit \"$s\"; }; s=$?; "
+        + "[ \"$s\" -eq 0 ] || exit \"$s\"; "
+        + "[ -f \"$c/manifest.incoming.$t\" ] || { echo \"pipe: the archive carried no manifest\" >&2; exit 2; }; "
+        + "mv \"$c/manifest.incoming.$t\" \"$c/manifest\" || exit 74; echo pipe-applied; "
+        + "cp -c -R -p \"$c/tree\" \"$d\" || exit 74; echo pipe-cloned"
 }

@@ -182,7 +182,7 @@ extension SSHRemoteHost {
     }
 
     /// Kills an abandoned transfer's process group, without waiting for it to say more.
-    private func stopQuietly(_ remote: RemoteCommand) throws {
+    func stopQuietly(_ remote: RemoteCommand) throws {
         remote.abandonInput()
         if let group = remote.processGroup { try terminate(RemoteProcessGroup(id: group), graceSeconds: 1) }
     }

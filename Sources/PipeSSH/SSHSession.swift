@@ -70,8 +70,10 @@ public final class SSHSession {
     ///   - environment: where `identityPassphraseEnvironment` and `SSH_AUTH_SOCK` are looked up.
     /// - Throws: `RemoteError` with kind `.unreachable`, `.timeout`, `.hostKeyUnknown`, `.hostKeyChanged` or
     ///   `.authentication`; its message says what to do next. Key material and passphrases never appear in it.
+    ///   - algorithms: the ciphers and MACs to offer, fastest first (the default is what measurement chose).
     public static func connect(
-        to host: HostConfig, environment: [String: String] = ProcessInfo.processInfo.environment
+        to host: HostConfig, environment: [String: String] = ProcessInfo.processInfo.environment,
+        algorithms: SSHAlgorithms = .standard
     ) throws -> SSHSession {
         let started = MonotonicClock.seconds()
         let knownHostsPath = expandingHome(host.knownHostsFile, environment: environment)
@@ -86,7 +88,8 @@ public final class SSHSession {
             )
         }
         let session = try handshake(
-            with: host, preferringHostKeys: knownHosts.keyTypes(address: host.address, port: host.port))
+            with: host, preferringHostKeys: knownHosts.keyTypes(address: host.address, port: host.port),
+            algorithms: algorithms)
         let verdict = knownHosts.verdict(for: session.hostKey, address: host.address, port: host.port)
         if let refusal = HostKeyRefusal.error(for: verdict, key: session.hostKey, host: host, file: knownHosts) {
             session.disconnect(
@@ -105,7 +108,7 @@ public final class SSHSession {
     ///
     /// Show its fingerprint to a person before recording it with `SSHHostKey.knownHostsLine(address:port:)`.
     public static func fetchHostKey(of host: HostConfig) throws -> SSHHostKey {
-        let session = try handshake(with: host, preferringHostKeys: [])
+        let session = try handshake(with: host, preferringHostKeys: [], algorithms: .standard)
         session.disconnect(description: "host key fetched")
         return session.hostKey
     }
@@ -133,10 +136,10 @@ public final class SSHSession {
     ]
     /// No `ssh-rsa` or `ssh-dss`: OpenSSH ≥ 8.8 no longer accepts SHA-1 host key signatures either.
     static let preferredHostKeys = ["ssh-ed25519", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521"]
-    static let preferredCiphers = ["aes128-ctr", "aes256-ctr", "aes192-ctr"]
-    static let preferredMACs = ["hmac-sha2-256", "hmac-sha2-512"]
 
-    private static func handshake(with host: HostConfig, preferringHostKeys knownTypes: [String]) throws -> SSHSession {
+    private static func handshake(
+        with host: HostConfig, preferringHostKeys knownTypes: [String], algorithms: SSHAlgorithms
+    ) throws -> SSHSession {
         try SSHLibrary.initialize()
         let deadline = Deadline(secondsFromNow: host.connectTimeoutSeconds)
         let endpoint = "\(host.address):\(host.port)"
@@ -173,9 +176,9 @@ public final class SSHSession {
         let preferences: [(Int32, [String], String)] = [
             (LIBSSH2_METHOD_KEX, preferredKeyExchanges, "key exchange"),
             (LIBSSH2_METHOD_HOSTKEY, hostKeys, "host key"),
-            (LIBSSH2_METHOD_CRYPT_CS, preferredCiphers, "cipher"),
-            (LIBSSH2_METHOD_CRYPT_SC, preferredCiphers, "cipher"),
-            (LIBSSH2_METHOD_MAC_CS, preferredMACs, "MAC"), (LIBSSH2_METHOD_MAC_SC, preferredMACs, "MAC"),
+            (LIBSSH2_METHOD_CRYPT_CS, algorithms.ciphers, "cipher"),
+            (LIBSSH2_METHOD_CRYPT_SC, algorithms.ciphers, "cipher"),
+            (LIBSSH2_METHOD_MAC_CS, algorithms.macs, "MAC"), (LIBSSH2_METHOD_MAC_SC, algorithms.macs, "MAC"),
         ]
         for (method, wanted, what) in preferences {
             let supported = supportedAlgorithms(raw, method)
@@ -220,6 +223,16 @@ public final class SSHSession {
             throw fail(.hostKeyUnknown, "\(endpoint) presented no host key libssh2 could read; refusing to continue")
         }
         return SSHSession(host: host, raw: raw, socket: socket, hostKey: key)
+    }
+
+    /// The ciphers and MACs this libssh2 can use (not all of them are offered by every host).
+    public static func supportedAlgorithms() throws -> SSHAlgorithms {
+        try SSHLibrary.initialize()
+        guard let raw = libssh2_session_init_ex(nil, nil, nil, nil) else { return SSHAlgorithms(ciphers: [], macs: []) }
+        defer { libssh2_session_free(raw) }
+        return SSHAlgorithms(
+            ciphers: supportedAlgorithms(raw, LIBSSH2_METHOD_CRYPT_CS),
+            macs: supportedAlgorithms(raw, LIBSSH2_METHOD_MAC_CS))
     }
 
     private static func supportedAlgorithms(_ raw: OpaquePointer, _ method: Int32) -> [String] {

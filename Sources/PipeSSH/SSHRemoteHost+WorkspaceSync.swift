@@ -1,0 +1,119 @@
+import Foundation
+import PipeBasics
+import PipeCore
+
+extension SSHRemoteHost {
+    /// How long a sync waits for another sync of the same cache on this host, in the script's 50 ms turns (10 min).
+    static let cacheLockTurns = 12_000
+
+    /// `synchronizeWorkspace(directory:cacheKey:to:)`, for the engine.
+    public func syncWorkspace(directory: URL, cacheKey: String, to remoteDirectory: String) throws -> TransferSummary {
+        try synchronizeWorkspace(directory: directory, cacheKey: cacheKey, to: remoteDirectory).transfer
+    }
+
+    /// Makes `remoteDirectory` (created; it must not exist) a copy of the local `directory`, sending only what the
+    /// host's cached copy of it lacks.
+    ///
+    /// The cache lives in `<work dir>/cache/<cacheKey>/` on the host: `tree/` (the copy) beside `manifest` (path,
+    /// kind, mode, size and content digest of every entry). The first sync sends everything as one tar archive;
+    /// later ones compare the manifest with the local folder and send only new and changed entries, deleting what
+    /// went. The run folder is then cloned from the cache (`cp -c -R -p`: APFS clones on a Mac), never hard-linked,
+    /// so a build that edits a file in place changes neither the cache nor another run. Symlinks are sent as links
+    /// and never followed; executable bits and empty folders are kept. Syncs of one cache on one host take turns
+    /// (a lock folder); all of it happens over one channel, in one round trip.
+    ///
+    /// - Throws: `RemoteError` `.commandFailed` for a local file that cannot be read or a bad `cacheKey`,
+    ///   `.transferCorrupt` when the digests of the archive differ (the cache is then marked for a full rebuild),
+    ///   `.diskFull`, `.timeout` when no byte moved for `transferStallSeconds`, `.connectionLost`.
+    public func synchronizeWorkspace(directory: URL, cacheKey: String, to remoteDirectory: String) throws
+        -> WorkspaceSyncReport
+    {
+        let started = MonotonicClock.seconds()
+        let what = "the workspace sync of \(directory.path) to \(remoteDirectory)"
+        guard Self.isValidCacheKey(cacheKey) else {
+            throw RemoteError(
+                .commandFailed, host: name,
+                "\(what) cannot start: the cache key '\(cacheKey)' must be letters, digits, '.', '-' or '_'")
+        }
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
+            throw RemoteError(.commandFailed, host: name, "cannot sync \(directory.path): it is not a folder")
+        }
+        let root = directory.resolvingSymlinksInPath()
+        let entries: [WorkspaceManifest.Entry]
+        do {
+            entries = try WorkspaceScanner.entries(under: root)
+        } catch let failure as WorkspaceScanner.Failure {
+            throw RemoteError(.commandFailed, host: name, "\(what) cannot start: \(failure.message)")
+        }
+        let listed = MonotonicClock.seconds()
+        let cacheFolder = Self.cacheFolder(workDirectory: session.host.workDirectory, key: cacheKey)
+        let token = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        let sync = WorkspaceSync(root: root, entries: entries, token: token)
+        let line = RemoteScript.commandLine(
+            script: RemoteScript.syncWorkspace, name: "pipe-sync",
+            arguments: [cacheFolder, remoteDirectory, token, String(Self.cacheLockTurns)])
+        let remote = try RemoteCommand(
+            line, on: session, inOwnProcessGroup: true, input: sync, output: sync,
+            deadline: Deadline(secondsFromNow: Self.startSeconds))
+        defer { remote.close() }
+        let ending: RemoteCommand.Ending
+        do {
+            ending = try remote.run(deadline: .never, idleSeconds: transferStallSeconds)
+        } catch let failure as WorkspaceScanner.Failure {
+            try? stopQuietly(remote)
+            throw RemoteError(.commandFailed, host: name, "\(what) failed: \(failure.message)")
+        }
+        guard case .exited(let exit) = ending else {
+            try? stopQuietly(remote)
+            throw RemoteError(
+                .timeout, host: name,
+                "\(what) stalled: no byte moved for \(Int(transferStallSeconds)) s; \(remoteDirectory) on the host is "
+                    + "incomplete")
+        }
+        let hostErrors = String(decoding: sync.errorText, as: UTF8.self).split(separator: "\n")
+            .filter { !$0.hasPrefix("pipe-lock-wait") }.joined(separator: "\n")
+        guard exit == .exited(0), let clonedAt = sync.clonedAt else {
+            let kind: RemoteError.Kind = hostErrors.contains("No space left on device") ? .diskFull : .commandFailed
+            throw RemoteError(
+                kind, host: name,
+                "\(what) failed: the host's side ended with \(exit.artifactText): "
+                    + (hostErrors.isEmpty ? "no message" : hostErrors)
+                    + "; \(remoteDirectory) on the host is incomplete")
+        }
+        let sent = sync.archiveDigest()
+        guard sync.hostDigest == sent else {
+            // The copy may hold damaged files under a manifest that vouches for them: make the next sync rebuild it.
+            _ = try? capture(ShellQuote.join(["rm", "-f", cacheFolder + "/manifest"]), stdin: nil, timeoutSeconds: 30)
+            throw RemoteError(
+                .transferCorrupt, host: name,
+                "\(what) arrived damaged: the host's SHA-256 of the archive is \(sync.hostDigest ?? "missing") but "
+                    + "\(sync.archiveBytes) bytes with SHA-256 \(sent) were sent; the host's cached copy will be "
+                    + "rebuilt on the next sync, and \(remoteDirectory) cannot be trusted")
+        }
+        let finished = MonotonicClock.seconds()
+        return WorkspaceSyncReport(
+            kind: sync.kind ?? .full,
+            transfer: TransferSummary(
+                bytes: sync.archiveBytes, sha256: sent, seconds: finished - started, destination: remoteDirectory),
+            entries: sync.entryCount, entriesSent: sync.sentEntries, pathsDeleted: sync.deletedPaths,
+            listSeconds: listed - started, digestSeconds: sync.digestSeconds,
+            cloneSeconds: clonedAt - (sync.appliedAt ?? clonedAt))
+    }
+
+    /// The cache folder for `key` under the host's work folder (relative paths start in the login's home).
+    static func cacheFolder(workDirectory: String, key: String) -> String {
+        var base = workDirectory
+        if base == "~" { base = "." } else if base.hasPrefix("~/") { base = String(base.dropFirst(2)) }
+        while base.count > 1 && base.hasSuffix("/") { base.removeLast() }
+        return (base.isEmpty ? "." : base) + "/cache/" + key
+    }
+
+    static func isValidCacheKey(_ key: String) -> Bool {
+        !key.isEmpty && !key.hasPrefix(".") && key.count <= 128
+            && key.unicodeScalars.allSatisfy {
+                ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
+                    || "._-".unicodeScalars.contains($0)
+            }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+/// What a workspace folder holds — every folder, file and symlink with its kind, permission bits, size and content
+/// digest — as kept on a host beside the cached copy of that workspace (`<work dir>/cache/<key>/manifest`).
+///
+/// The host only stores and returns the text; Pipe alone writes and compares it, so the format is Pipe's own: a
+/// version line, then one line per entry, `kind mode size digest path`, sorted by path (a parent before its
+/// children: not sorted otherwise). Paths are relative, `/`-separated, never `.` or `..`; a backslash or a newline in a name is escaped.
+struct WorkspaceManifest: Equatable {
+    static let header = "pipe-workspace-manifest 1"
+
+    enum Kind: Character {
+        case directory = "d"
+        case file = "f"
+        case symlink = "l"
+    }
+
+    struct Entry: Equatable {
+        var path: String
+        var kind: Kind
+        /// Permission bits (`st_mode & 0o7777`).
+        var mode: UInt32
+        /// Bytes of a file, of a symlink's target; 0 for a folder.
+        var size: Int64
+        /// `WorkspaceDigest` of a file's content or a symlink's target; `-` for a folder; empty until computed.
+        var digest: String
+        /// Local files only, never written: what `WorkspaceDigestCache` keys a known digest by.
+        var stamp: WorkspaceDigestCache.Stamp? = nil
+
+        /// What must match for the host's copy to be this entry.
+        func sameContent(as other: Entry) -> Bool {
+            kind == other.kind && mode == other.mode && size == other.size && digest == other.digest
+        }
+    }
+
+    /// A folder before what is in it.
+    var entries: [Entry]
+
+    var bytes: [UInt8] {
+        var out = Array(Self.header.utf8) + [0x0a]
+        out.reserveCapacity(entries.count * 120)
+        for entry in entries {
+            out.append(UInt8(entry.kind.rawValue.asciiValue ?? 0x3f))
+            out.append(0x20)
+            out += String(entry.mode, radix: 8).utf8
+            out.append(0x20)
+            out += String(entry.size).utf8
+            out.append(0x20)
+            out += entry.digest.utf8
+            out.append(0x20)
+            out += Self.escape(entry.path).utf8
+            out.append(0x0a)
+        }
+        return out
+    }
+
+    /// Reads a manifest written by `text`; `nil` when it is not one (an old version, a damaged file): the host's
+    /// copy is then rebuilt from scratch rather than trusted. Parsed as bytes: 10,000 lines as Swift `Character`s
+    /// cost more than everything else a warm sync does on this side.
+    init?(bytes: ArraySlice<UInt8>) {
+        let header = Array(Self.header.utf8)
+        guard bytes.count > header.count, bytes.prefix(header.count).elementsEqual(header),
+            bytes[bytes.startIndex + header.count] == 0x0a
+        else { return nil }
+        var entries = [Entry]()
+        var cursor = bytes.startIndex + header.count + 1
+        let end = bytes.endIndex
+        func field(_ stop: UInt8) -> Range<Int>? {
+            var index = cursor
+            while index < end && bytes[index] != stop && bytes[index] != 0x0a { index += 1 }
+            guard index < end, bytes[index] == stop else { return nil }
+            defer { cursor = index + 1 }
+            return cursor..<index
+        }
+        func number(_ range: Range<Int>, radix: UInt32) -> Int64? {
+            guard !range.isEmpty, range.count < 20 else { return nil }
+            var value: Int64 = 0
+            for byte in bytes[range] {
+                guard byte >= 0x30 && byte < 0x30 + UInt8(radix) else { return nil }
+                value = value * Int64(radix) + Int64(byte - 0x30)
+            }
+            return value
+        }
+        while cursor < end {
+            guard let kindRange = field(0x20), kindRange.count == 1,
+                let kind = Kind(rawValue: Character(UnicodeScalar(bytes[kindRange.lowerBound]))),
+                let modeRange = field(0x20), let mode = number(modeRange, radix: 8),
+                let sizeRange = field(0x20), let size = number(sizeRange, radix: 10),
+                let digestRange = field(0x20), let pathRange = field(0x0a),
+                let path = Self.unescape(Substring(String(decoding: bytes[pathRange], as: UTF8.self))),
+                Self.isSafeRelativePath(path)
+            else { return nil }
+            entries.append(
+                Entry(
+                    path: path, kind: kind, mode: UInt32(truncatingIfNeeded: mode), size: size,
+                    digest: String(decoding: bytes[digestRange], as: UTF8.self)))
+        }
+        self.entries = entries
+    }
+
+    init(entries: [Entry]) {
+        self.entries = entries
+    }
+
+    /// A relative path with no empty, `.` or `..` component: safe to join to the cache folder on the host.
+    static func isSafeRelativePath(_ path: String) -> Bool {
+        var component = 0
+        var dots = 0
+        for byte in path.utf8 {
+            if byte == 0x2f {
+                if component == 0 || component == dots && dots <= 2 { return false }
+                component = 0
+                dots = 0
+            } else {
+                component += 1
+                if byte == 0x2e { dots += 1 }
+            }
+        }
+        return component > 0 && !(component == dots && dots <= 2)
+    }
+
+    /// Newlines and backslashes escaped (by Unicode scalar: Swift joins `\r\n` into one `Character`).
+    static func escape(_ path: String) -> String {
+        guard path.unicodeScalars.contains(where: { $0 == "\\" || $0 == "\n" || $0 == "\r" }) else { return path }
+        var escaped = String.UnicodeScalarView()
+        for scalar in path.unicodeScalars {
+            switch scalar {
+            case "\\": escaped.append(contentsOf: "\\\\".unicodeScalars)
+            case "\n": escaped.append(contentsOf: "\\n".unicodeScalars)
+            case "\r": escaped.append(contentsOf: "\\r".unicodeScalars)
+            default: escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
+
+    static func unescape(_ text: Substring) -> String? {
+        guard text.unicodeScalars.contains("\\") else { return String(text) }
+        var result = String.UnicodeScalarView()
+        var escaping = false
+        for scalar in text.unicodeScalars {
+            if escaping {
+                switch scalar {
+                case "\\": result.append("\\")
+                case "n": result.append("\n")
+                case "r": result.append("\r")
+                default: return nil
+                }
+                escaping = false
+            } else if scalar == "\\" {
+                escaping = true
+            } else {
+                result.append(scalar)
+            }
+        }
+        return escaping ? nil : String(result)
+    }
+}

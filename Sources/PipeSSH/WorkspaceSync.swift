@@ -1,0 +1,183 @@
+import Foundation
+import PipeBasics
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Both ends of the one channel a workspace sync uses (`RemoteScript.syncWorkspace`): reads the host's manifest from
+/// stdout, decides what to send, then feeds stdin the request lines and the tar archive, and collects the host's
+/// report lines. One round trip: nothing is sent before the host, holding the cache's lock, has said what it has.
+final class WorkspaceSync: CommandInput, CommandOutput {
+    /// More deletions than this and the cache is rebuilt instead: the host reads the list one byte at a time.
+    static let maximumDeletions = 5_000
+
+    private let root: URL
+    private var local: [WorkspaceManifest.Entry]
+    private let token: String
+
+    private(set) var kind: WorkspaceSyncReport.Kind?
+    private(set) var sentEntries = 0
+    private(set) var deletedPaths = 0
+    private(set) var digestSeconds: Double = 0
+    /// When the host's lines arrived (monotonic seconds).
+    private(set) var appliedAt: Double?
+    private(set) var clonedAt: Double?
+    private(set) var hostDigest: String?
+    private(set) var errorText = [UInt8]()
+
+    private enum Phase {
+        case awaitingManifest
+        case readingManifest(Int)
+        case reporting
+    }
+    private var phase = Phase.awaitingManifest
+    private var received = [UInt8]()
+
+    private var request = [UInt8]()
+    private var requestOffset = 0
+    private var stream: WorkspaceTarStream?
+    private let digest = SHA256Digest()
+    private var buffer: UnsafeMutableRawBufferPointer
+    private var pending = 0..<0
+    private var ended = false
+    /// Bytes of the tar archive sent so far.
+    private(set) var archiveBytes: Int64 = 0
+
+    init(root: URL, entries: [WorkspaceManifest.Entry], token: String) {
+        self.root = root
+        local = entries
+        self.token = token
+        buffer = .allocate(byteCount: 256 * 1024, alignment: 16)
+    }
+
+    deinit { buffer.deallocate() }
+
+    var entryCount: Int { local.count }
+
+    // MARK: - Deciding what to send
+
+    /// `hostManifest` is `nil` when the host has no usable copy.
+    private func plan(hostManifest: WorkspaceManifest?) throws {
+        var deletions = [String]()
+        var sends = local
+        var isFull = true
+        if let hostManifest {
+            let started = MonotonicClock.seconds()
+            try WorkspaceScanner.digestFiles(&local, under: root)
+            digestSeconds = MonotonicClock.seconds() - started
+            let delta = WorkspaceDelta(from: hostManifest.entries, to: local)
+            let listable = delta.deletions.allSatisfy { !$0.contains("\n") && !$0.contains("\r") }
+            if listable && delta.deletions.count <= Self.maximumDeletions {
+                isFull = false
+                deletions = delta.deletions
+                sends = delta.sends
+            }
+        }
+        kind = isFull ? .full : .delta
+        sentEntries = sends.count
+        deletedPaths = deletions.count
+        var lines = "pipe-sync \(isFull ? "full" : "delta") \(deletions.count)\n"
+        for path in deletions { lines += path + "\n" }
+        request = Array(lines.utf8)
+        let knownLocal = isFull ? nil : local
+        stream = WorkspaceTarStream(
+            root: root, entries: sends,
+            lastFile: (
+                "manifest.incoming.\(token)",
+                { sent in WorkspaceManifest(entries: knownLocal ?? sent).bytes }
+            ))
+    }
+
+    // MARK: - CommandInput
+
+    func send(through channel: SSHChannel) throws -> Int? {
+        guard let stream else { return 0 }
+        var moved = 0
+        if pending.isEmpty {
+            if requestOffset < request.count {
+                let count = min(request.count - requestOffset, buffer.count)
+                request.withUnsafeBytes { source in
+                    buffer.baseAddress!.copyMemory(from: source.baseAddress! + requestOffset, byteCount: count)
+                }
+                requestOffset += count
+                pending = 0..<count
+            } else {
+                guard !ended else { return nil }
+                let count = try stream.fill(buffer)
+                if count == 0 {
+                    ended = true
+                    return nil
+                }
+                digest.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                archiveBytes += Int64(count)
+                pending = 0..<count
+            }
+            moved = pending.count
+        }
+        let sent = try channel.write(UnsafeRawBufferPointer(rebasing: buffer[pending]))
+        pending = (pending.lowerBound + sent)..<pending.upperBound
+        return moved + sent
+    }
+
+    var waitDescriptor: pollfd? { nil }
+
+    /// The archive's SHA-256, once it was all sent.
+    func archiveDigest() -> String { digest.finalizeHex() }
+
+    // MARK: - CommandOutput
+
+    var acceptsStdout: Bool { true }
+
+    func stdout(_ bytes: UnsafeRawBufferPointer) throws {
+        received.append(contentsOf: bytes)
+        var offset = 0
+        defer { if offset > 0 { received.removeFirst(offset) } }
+        while true {
+            switch phase {
+            case .awaitingManifest:
+                guard let newline = received[offset...].firstIndex(of: 0x0a) else { return }
+                let line = String(decoding: received[offset..<newline], as: UTF8.self)
+                offset = newline + 1
+                let fields = line.split(separator: " ")
+                guard fields.first == "pipe-manifest", fields.count == 2 else {
+                    throw WorkspaceScanner.Failure(message: "the host answered the sync with '\(line)'")
+                }
+                if fields[1] == "none" {
+                    try plan(hostManifest: nil)
+                    phase = .reporting
+                } else if let size = Int(fields[1]) {
+                    phase = .readingManifest(size)
+                } else {
+                    throw WorkspaceScanner.Failure(message: "the host answered the sync with '\(line)'")
+                }
+            case .readingManifest(let size):
+                guard received.count - offset >= size else { return }
+                let manifest = WorkspaceManifest(bytes: received[offset..<(offset + size)])
+                offset += size
+                // A manifest Pipe cannot read (another version, damage) means rebuilding the copy, not failing.
+                try plan(hostManifest: manifest)
+                phase = .reporting
+            case .reporting:
+                guard let newline = received[offset...].firstIndex(of: 0x0a) else { return }
+                let line = String(decoding: received[offset..<newline], as: UTF8.self)
+                offset = newline + 1
+                if line == "pipe-applied" {
+                    appliedAt = MonotonicClock.seconds()
+                } else if line == "pipe-cloned" {
+                    clonedAt = MonotonicClock.seconds()
+                } else if line.hasPrefix("pipe-sha256 ") {
+                    hostDigest = line.split(separator: " ").dropFirst().first.map(String.init)
+                }
+            }
+        }
+    }
+
+    func stderr(_ bytes: UnsafeRawBufferPointer) {
+        if errorText.count < 65_536 { errorText.append(contentsOf: bytes) }
+    }
+
+    func flush() -> Bool { false }
+}

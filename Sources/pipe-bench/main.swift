@@ -1,0 +1,3 @@
+import Foundation
+
+exit(BenchCommand.main(CommandLine.arguments))

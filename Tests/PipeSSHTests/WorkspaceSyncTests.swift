@@ -1,0 +1,273 @@
+import Foundation
+import PipeBasics
+import PipeCore
+import PipeTestSupport
+import XCTest
+
+@testable import PipeSSH
+
+/// Workspace syncs against an emulated Mac host (`scripts/mac-host`): a real sshd whose PATH has only the tools a
+/// stock macOS has, so the host side of the sync is checked against that tool set too.
+final class WorkspaceSyncTests: XCTestCase {
+    private static let hostState = Result { try TemporaryDirectory(prefix: "pipe-sync-host") }
+    private static let emulated = Result {
+        try EmulatedMacHost(name: "mac-sync", stateDirectory: try hostState.get().url)
+    }
+
+    private var scratch: TemporaryDirectory!
+    private var workDirectory: String!
+    private var host: SSHRemoteHost!
+
+    override class func tearDown() {
+        if case .success(let host) = emulated { host.stop() }
+        if case .success(let state) = hostState { state.remove() }
+    }
+
+    override func setUpWithError() throws {
+        let emulated = try Self.emulated.get()
+        scratch = try TemporaryDirectory(prefix: "pipe-sync")
+        // Under /tmp, which the host's login can write to: the host and this test share the machine.
+        workDirectory = "/tmp/pipe-sync-work-\(UUID().uuidString.prefix(8))"
+        host = try connect(emulated)
+    }
+
+    override func tearDownWithError() throws {
+        if let host, host.session.isConnected {
+            _ = try host.capture(ShellQuote.join(["rm", "-rf", workDirectory]))
+            host.session.disconnect()
+        }
+        scratch?.remove()
+    }
+
+    private func connect(_ emulated: EmulatedMacHost) throws -> SSHRemoteHost {
+        let config = HostConfig(
+            name: emulated.name, address: "127.0.0.1", port: emulated.port, user: emulated.user,
+            identityFile: emulated.identityFile.path, knownHostsFile: emulated.knownHostsFile.path,
+            workDirectory: workDirectory)
+        return SSHRemoteHost(session: try SSHSession.connect(to: config), terminationGraceSeconds: 1)
+    }
+
+    private func runFolder(_ name: String) -> String { "\(workDirectory!)/runs/\(name)/workspace" }
+
+    // MARK: - Trees
+
+    private func write(_ text: String, _ path: String, in root: URL, mode: Int? = nil) throws {
+        let file = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: file)
+        if let mode { try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file.path) }
+    }
+
+    /// Nested files, an executable, a symlink, an empty folder, a name that needs quoting, a path over 100 bytes.
+    private func makeTree(at root: URL) throws {
+        try write("hello\n", "a.txt", in: root)
+        try write(String(repeating: "line of source\n", count: 5_000), "Sources/App/Big.swift", in: root)
+        try write("#!/bin/sh\necho run\n", "scripts/tool.sh", in: root, mode: 0o755)
+        try write("quoted\n", "it's $(odd) name.txt", in: root)
+        try write("deep\n", String(repeating: "long-folder-name/", count: 8) + "file.txt", in: root)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("empty/inner"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: root.appendingPathComponent("link").path, withDestinationPath: "a.txt")
+    }
+
+    /// Downloads a run folder and compares it with `expected`: names, kinds, link targets, contents, exec bits.
+    private func assertRunFolder(
+        _ remote: String, equals expected: URL, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let back = scratch.appending("back-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: back, withIntermediateDirectories: true)
+        _ = try host.download(remote, into: back, cancellation: CancellationToken())
+        let actual = back.appendingPathComponent("workspace")
+        let manager = FileManager.default
+        let names = try manager.subpathsOfDirectory(atPath: expected.path).sorted()
+        XCTAssertEqual(try manager.subpathsOfDirectory(atPath: actual.path).sorted(), names, file: file, line: line)
+        for name in names {
+            let left = try manager.attributesOfItem(atPath: expected.appendingPathComponent(name).path)
+            let right = try manager.attributesOfItem(atPath: actual.appendingPathComponent(name).path)
+            let type = left[.type] as? FileAttributeType
+            XCTAssertEqual(type, right[.type] as? FileAttributeType, name, file: file, line: line)
+            if type == .typeSymbolicLink {
+                XCTAssertEqual(
+                    try manager.destinationOfSymbolicLink(atPath: expected.appendingPathComponent(name).path),
+                    try manager.destinationOfSymbolicLink(atPath: actual.appendingPathComponent(name).path), name,
+                    file: file, line: line)
+            } else if type == .typeRegular {
+                XCTAssertEqual(
+                    try Data(contentsOf: expected.appendingPathComponent(name)),
+                    try Data(contentsOf: actual.appendingPathComponent(name)), name, file: file, line: line)
+                XCTAssertEqual(
+                    (left[.posixPermissions] as? Int).map { $0 & 0o111 },
+                    (right[.posixPermissions] as? Int).map { $0 & 0o111 }, "exec bits of \(name)", file: file,
+                    line: line)
+            }
+        }
+    }
+
+    // MARK: - Tests
+
+    func testFirstSyncSendsEverythingThenOnlyWhatChanged() throws {
+        let local = scratch.appending("workspace")
+        try makeTree(at: local)
+        let first = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("one"))
+        XCTAssertEqual(first.kind, .full)
+        XCTAssertEqual(first.entriesSent, first.entries)
+        XCTAssertGreaterThan(first.transfer.bytes, 75_000)
+        try assertRunFolder(runFolder("one"), equals: local)
+
+        try write("hello, changed\n", "a.txt", in: local)
+        try write("new\n", "Sources/App/New.swift", in: local)
+        let second = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("two"))
+        XCTAssertEqual(second.kind, .delta)
+        XCTAssertEqual(second.entriesSent, 2)
+        XCTAssertEqual(second.pathsDeleted, 0)
+        // Two small files, their headers, the manifest and tar's padding to one 10 KiB record; not the 75 KB file.
+        XCTAssertLessThanOrEqual(second.transfer.bytes, 10_240)
+        try assertRunFolder(runFolder("two"), equals: local)
+
+        let third = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("three"))
+        XCTAssertEqual(third.kind, .delta)
+        XCTAssertEqual(third.entriesSent, 0)
+    }
+
+    func testDeletionsAndKindChangesReachTheCopy() throws {
+        let local = scratch.appending("workspace")
+        try makeTree(at: local)
+        _ = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("one"))
+
+        let manager = FileManager.default
+        try manager.removeItem(at: local.appendingPathComponent("it's $(odd) name.txt"))
+        try manager.removeItem(at: local.appendingPathComponent("long-folder-name"))
+        try manager.removeItem(at: local.appendingPathComponent("scripts"))
+        try write("now a file\n", "scripts", in: local)
+        try manager.removeItem(at: local.appendingPathComponent("empty/inner"))
+        try write("now a folder\n", "empty/inner/file.txt", in: local)
+        try manager.removeItem(at: local.appendingPathComponent("a.txt"))
+        try manager.createSymbolicLink(
+            atPath: local.appendingPathComponent("a.txt").path, withDestinationPath: "Sources/App/Big.swift")
+        try manager.removeItem(at: local.appendingPathComponent("link"))
+        try write("was a link\n", "link", in: local)
+        try manager.setAttributes(
+            [.posixPermissions: 0o755], ofItemAtPath: local.appendingPathComponent("Sources/App/Big.swift").path)
+
+        let second = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("two"))
+        XCTAssertEqual(second.kind, .delta)
+        // The quoted file, the long folder (once, with what is in it), the folder `scripts`, the file `a.txt`, the
+        // link `link`; `empty/inner` stays a folder and only gains a file.
+        XCTAssertEqual(second.pathsDeleted, 5)
+        try assertRunFolder(runFolder("two"), equals: local)
+    }
+
+    func testASymlinkPointingOutsideIsSentAsALinkAndNeverFollowed() throws {
+        let outside = scratch.appending("outside")
+        try write(String(repeating: "secret\n", count: 20_000), "secret.txt", in: outside)
+        let local = scratch.appending("workspace")
+        try write("hello\n", "a.txt", in: local)
+        try FileManager.default.createSymbolicLink(
+            atPath: local.appendingPathComponent("escape").path, withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: local.appendingPathComponent("up").path, withDestinationPath: "../outside/secret.txt")
+        let first = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("one"))
+        XCTAssertLessThan(first.transfer.bytes, 20_000, "the 140 KB file outside must not travel")
+        try assertRunFolder(runFolder("one"), equals: local)
+
+        // The copy on the host has `escape` as a link to a folder outside; turning it into a real folder must
+        // write into the copy, never through the old link into the folder it pointed at.
+        let hostOutside = "\(workDirectory!)/outside-on-host"
+        XCTAssertEqual(try host.capture(ShellQuote.join(["mkdir", "-p", hostOutside])).exit, .exited(0))
+        try FileManager.default.removeItem(at: local.appendingPathComponent("escape"))
+        try FileManager.default.createSymbolicLink(
+            atPath: local.appendingPathComponent("escape").path, withDestinationPath: hostOutside)
+        _ = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("two"))
+        try FileManager.default.removeItem(at: local.appendingPathComponent("escape"))
+        try write("inside\n", "escape/planted.txt", in: local)
+        _ = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("three"))
+        try assertRunFolder(runFolder("three"), equals: local)
+        let listing = try host.capture(ShellQuote.join(["find", hostOutside]))
+        XCTAssertEqual(listing.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines), hostOutside)
+    }
+
+    func testTheRunFolderIsACopyThatNeverChangesTheCache() throws {
+        let local = scratch.appending("workspace")
+        try makeTree(at: local)
+        _ = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("one"))
+        // A build editing files in place, and removing one, in its run folder.
+        let edit = ShellQuote.join([
+            "/bin/sh", "-c", "printf edited >> \"$1/a.txt\" && rm \"$1/scripts/tool.sh\"", "edit", runFolder("one"),
+        ])
+        XCTAssertEqual(try host.capture(edit).exit, .exited(0))
+
+        let second = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("two"))
+        XCTAssertEqual(second.kind, .delta)
+        XCTAssertEqual(second.entriesSent, 0)
+        try assertRunFolder(runFolder("two"), equals: local)
+    }
+
+    func testARunFolderThatExistsIsRefusedBeforeAnythingIsSent() throws {
+        let local = scratch.appending("workspace")
+        try makeTree(at: local)
+        let existing = runFolder("one")
+        _ = try host.capture(ShellQuote.join(["mkdir", "-p", existing + "/something"]))
+        XCTAssertThrowsError(try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: existing)) { error in
+            XCTAssertTrue("\(error)".contains("already exists"), "\(error)")
+        }
+        XCTAssertThrowsError(try host.synchronizeWorkspace(directory: local, cacheKey: "../x", to: runFolder("two")))
+    }
+
+    func testTwoConcurrentSyncsOfOneCacheStayConsistent() throws {
+        let emulated = try Self.emulated.get()
+        let left = scratch.appending("left")
+        let right = scratch.appending("right")
+        try makeTree(at: left)
+        try makeTree(at: right)
+        try write("only on the right\n", "right.txt", in: right)
+        try FileManager.default.removeItem(at: right.appendingPathComponent("a.txt"))
+        let other = try connect(emulated)
+        defer { other.session.disconnect() }
+
+        for round in 0..<3 {
+            let errors = ErrorList()
+            let group = DispatchGroup()
+            for (index, (remote, tree)) in [(host!, left), (other, right)].enumerated() {
+                group.enter()
+                Thread.detachNewThread { [self] in
+                    defer { group.leave() }
+                    do {
+                        _ = try remote.synchronizeWorkspace(
+                            directory: tree, cacheKey: "shared", to: runFolder("r\(round)-\(index)"))
+                    } catch {
+                        errors.append("\(error)")
+                    }
+                }
+            }
+            XCTAssertEqual(group.wait(timeout: .now() + 60), .success)
+            XCTAssertEqual(errors.all, [])
+            try assertRunFolder(runFolder("r\(round)-0"), equals: left)
+            try assertRunFolder(runFolder("r\(round)-1"), equals: right)
+        }
+        // Whichever went last left a copy whose manifest is true: a further sync sends only the difference.
+        let after = try host.synchronizeWorkspace(directory: left, cacheKey: "shared", to: runFolder("after"))
+        XCTAssertEqual(after.kind, .delta)
+        XCTAssertLessThanOrEqual(after.entriesSent, 1)
+        try assertRunFolder(runFolder("after"), equals: left)
+    }
+}
+
+/// Errors collected from several threads.
+private final class ErrorList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items = [String]()
+
+    func append(_ item: String) {
+        lock.lock()
+        items.append(item)
+        lock.unlock()
+    }
+
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+}
