@@ -22,18 +22,28 @@ public final class SHA256Digest {
         data.withUnsafeBytes { update($0) }
     }
 
-    /// The digest as 64 lowercase hex digits (the way `shasum -a 256` prints it). Ends this digest.
-    public func finalizeHex() -> String {
+    /// The 32 digest bytes. Ends this digest.
+    public func finalize() -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         EVP_DigestFinal_ex(context, &output, &length)
-        return output.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+        return Array(output.prefix(Int(length)))
     }
+
+    /// The digest as 64 lowercase hex digits (the way `shasum -a 256` prints it). Ends this digest.
+    public func finalizeHex() -> String { Hex.encode(finalize()) }
 
     /// SHA-256 of one buffer, as hex.
     public static func hex(of data: Data) -> String {
         let digest = SHA256Digest()
         digest.update(data)
+        return digest.finalizeHex()
+    }
+
+    /// SHA-256 of bytes in memory, as hex.
+    public static func hex(of bytes: [UInt8]) -> String {
+        let digest = SHA256Digest()
+        bytes.withUnsafeBytes { digest.update($0) }
         return digest.finalizeHex()
     }
 
