@@ -41,10 +41,13 @@ let package = Package(
         .target(
             name: "PipeReport", dependencies: ["PipeCore", "PipeApple", "PipeBasics"], swiftSettings: strictSettings),
         .target(
+            name: "PipeServer", dependencies: ["PipeCore", "PipeSpec", "PipeGit", "PipeBasics"],
+            swiftSettings: strictSettings),
+        .target(
             name: "PipeCLI",
             dependencies: [
                 "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
-                "XcodebuildTestPlugin",
+                "XcodebuildTestPlugin", "PipeServer",
             ],
             swiftSettings: strictSettings
         ),
@@ -73,6 +76,7 @@ let package = Package(
         .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "PipeServerTests", dependencies: ["PipeServer", "PipeStore", "PipeTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport"]),
     ],
     // Swift 5 mode: the C wrappers hand pointers between one owner thread and its callbacks, which Swift 6's
