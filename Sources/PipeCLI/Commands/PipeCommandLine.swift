@@ -22,6 +22,7 @@ public enum PipeCommandLine {
         groups: [
             CommandGroup("COMMANDS", [RunCommand.spec, RerunCommand.spec, ValidateCommand.spec, ReportCommand.spec]),
             CommandGroup("RUN HISTORY", [RunsCommand.spec]),
+            CommandGroup("CONTROLLER", [ControllerCommand.spec, EnqueueCommand.spec]),
             CommandGroup("HOSTS", [HostsCommand.spec, SimsCommand.spec]),
         ],
         sections: [
@@ -72,6 +73,8 @@ public enum PipeCommandLine {
                 case ["rerun"]: return try RerunCommand.execute(context)
                 case ["validate"]: return try ValidateCommand.execute(context)
                 case ["report"]: return try ReportCommand.execute(context)
+                case ["controller"]: return try ControllerCommand.execute(context)
+                case ["enqueue"]: return try EnqueueCommand.execute(context)
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 case let hosts where hosts.first == "hosts": return try HostsCommand.execute(hosts, context)
                 case let sims where sims.first == "sims": return try SimsCommand.execute(sims, context)

@@ -350,9 +350,13 @@ public final class Controller: @unchecked Sendable {
 
         var hostsOfPipeline: [String: [String]] = [:]
         var capacity: [String: Int] = [:]
-        for name in Set(waiting.map(\.request.pipeline)) {
+        var firstOfPipeline: [String: QueuedRun] = [:]
+        for item in waiting where firstOfPipeline[item.request.pipeline] == nil {
+            firstOfPipeline[item.request.pipeline] = item
+        }
+        for (name, first) in firstOfPipeline {
             do {
-                let hosts = try executor.hosts(forPipeline: name)
+                let hosts = try executor.hosts(for: first)
                 hostsOfPipeline[name] = hosts.map(\.name)
                 for host in hosts { capacity[host.name] = host.capacity }
             } catch {

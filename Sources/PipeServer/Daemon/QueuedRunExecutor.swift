@@ -11,11 +11,11 @@ public protocol QueuedRunExecutor: AnyObject, Sendable {
     /// throws, with a message for the log, when it cannot run.
     func prepare(_ item: QueuedRun) throws -> RunRequest
 
-    /// The hosts a pipeline may run on (its host selection among the hosts file's hosts).
-    func hosts(forPipeline name: String) throws -> [HostConfig]
+    /// The hosts a queued run's pipeline may run on (its host selection among the hosts file's hosts).
+    func hosts(for item: QueuedRun) throws -> [HostConfig]
 
-    /// What a watch of this pipeline polls: its repository (a URL or a local path).
-    func repository(ofPipeline name: String) throws -> String
+    /// What a watch polls: its pipeline's repository (a URL or a local path).
+    func repository(for watch: WatchConfig) throws -> String
 
     /// Runs `request` under `runID` to its end; `cancellation` stops it as Ctrl-C stops `pipe run`.
     func execute(_ request: RunRequest, runID: String, cancellation: CancellationToken) -> ExecutedRun

@@ -76,7 +76,7 @@ final class WatchPoller: @unchecked Sendable {
         let listed: [GitRemoteHead]
         let repository: String
         do {
-            repository = try executor.repository(ofPipeline: watch.pipeline)
+            repository = try executor.repository(for: watch)
             listed = try GitRemoteHeads.list(repository: repository)
         } catch {
             report(watch, "watch \(watch.name): could not list the branches of pipeline \(watch.pipeline)'s repository: \(error); trying again in \(Int(watch.intervalSeconds)) s")
