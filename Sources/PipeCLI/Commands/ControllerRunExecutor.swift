@@ -46,7 +46,13 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
 
     func repository(for watch: WatchConfig) throws -> String {
         let pipeline = try loadPipeline(watch.pipeline, parameters: watch.parameters, ref: nil)
-        return pipeline.repository.location ?? project.url.path
+        guard let location = pipeline.repository.location else { return project.url.path }
+        // A relative path is relative to the project folder, as for the checkout; URLs and `host:path` stay.
+        let colon = location.firstIndex(of: ":")
+        let slash = location.firstIndex(of: "/")
+        let isAddress = location.contains("://") || (colon != nil && (slash == nil || colon! < slash!))
+        if isAddress || location.hasPrefix("/") { return location }
+        return project.url.appendingPathComponent(location).standardizedFileURL.path
     }
 
     func execute(_ request: RunRequest, runID: String, cancellation: CancellationToken) -> ExecutedRun {
