@@ -65,6 +65,24 @@ final class ControllerLifecycleTests: ControllerTestCase {
         XCTAssertEqual(queued.map { $0["runID"] as? String }, [second])
     }
 
+    func testARunThatEndsWithinTheGracePeriodFinishesNormally() throws {
+        let project = try controllerProject(testSeconds: 2)
+        try writeConfig("grace-period: 60s\n", in: project)
+        let queued = try enqueue(project)
+        let controller = try startController(in: project)
+        _ = waitUntilTestsRun(in: project, layer: "logic")
+        kill(controller.pid, SIGTERM)
+        let ended = controller.wait(timeout: 30)
+        XCTAssertEqual(ended.exitCode, 0, ended.combined)
+        XCTAssertFalse(ended.stdout.contains("cancelling"), ended.stdout)
+        let all = try runs(project)
+        XCTAssertEqual(run(queued, in: all)?["status"] as? String, "finished", "\(all)")
+        XCTAssertEqual(run(queued, in: all)?["exitCode"] as? Int, 0)
+        // Each of the run's lines names it, in `pipe run`'s plain style.
+        XCTAssertTrue(ended.stdout.contains("\(queued) "), ended.stdout)
+        XCTAssertTrue(ended.stdout.contains("exit 0: merge gate passed"), ended.stdout)
+    }
+
     func testKillDashNineThenRestartRequeuesTheRunningRunOnceAndRunsNothingTwice() throws {
         let project = try controllerProject(testSeconds: 2)
         try writeConfig("limits: {runs: 1}\n", in: project)
