@@ -18,7 +18,8 @@ extension SQLiteRunStore: RunQueue {
         try write { db in try insertQueued(db, request, at: date) }
     }
 
-    func insertQueued(_ db: SQLiteDatabase, _ request: QueueRequest, at date: Date, attempt: Int = 1,
+    func insertQueued(
+        _ db: SQLiteDatabase, _ request: QueueRequest, at date: Date, attempt: Int = 1,
         requeueOf: String? = nil, enqueuedAt: Date? = nil
     ) throws -> EnqueueOutcome {
         try requireName(request.pipeline, "pipeline name")
@@ -126,7 +127,10 @@ extension SQLiteRunStore: RunQueue {
                 UPDATE run_queue SET state = 'interrupted', problem = ?, finished_at = ?, claimed_pid = NULL
                 WHERE run_id = ?
                 """,
-                [again ? problem : problem + "; it was requeued once already, so it is not run again", StoreTimestamp.format(date), runID])
+                [
+                    again ? problem : problem + "; it was requeued once already, so it is not run again",
+                    StoreTimestamp.format(date), runID,
+                ])
             guard again else { return nil }
             var copy = item.request
             // The key stays with the first attempt: it says the commit or slot was triggered, once.

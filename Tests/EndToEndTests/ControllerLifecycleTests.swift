@@ -129,9 +129,12 @@ final class ControllerLifecycleTests: ControllerTestCase {
         let watching = "limits: {runs: 1}\nwatches:\n  main: {pipeline: app-intents, branches: [main], interval: 1s}\n"
         try writeConfig(watching, in: project)
         let controller = try startController(in: project)
-        waitUntil("the watch has seen main", timeout: 20) { output(of: controller).contains("runs start with its next") }
+        waitUntil("the watch has seen main", timeout: 20) {
+            output(of: controller).contains("runs start with its next")
+        }
 
-        try writeConfig("limits: {runs: 0}\nschedules:\n  nightly: {pipeline: app-intents, cron: \"0 25 * * *\"}\n", in: project)
+        try writeConfig(
+            "limits: {runs: 0}\nschedules:\n  nightly: {pipeline: app-intents, cron: \"0 25 * * *\"}\n", in: project)
         kill(controller.pid, SIGHUP)
         waitUntil("the reload was refused", timeout: 20) { output(of: controller).contains("is invalid now") }
         let refused = output(of: controller)
@@ -152,8 +155,9 @@ final class ControllerLifecycleTests: ControllerTestCase {
         kill(controller.pid, SIGHUP)
         waitUntil("the new config is applied", timeout: 20) { output(of: controller).contains("reloaded") }
         XCTAssertTrue(
-            output(of: controller).contains("reloaded controller.yml: 0 schedules, 0 watches, at most 2 runs at once, "
-                + "grace period 5 s"), output(of: controller))
+            output(of: controller).contains(
+                "reloaded controller.yml: 0 schedules, 0 watches, at most 2 runs at once, "
+                    + "grace period 5 s"), output(of: controller))
         _ = try commitToMain(project)
         Thread.sleep(forTimeInterval: 2.5)
         XCTAssertEqual(try runs(project).count, 1)
@@ -209,9 +213,12 @@ final class ControllerLifecycleTests: ControllerTestCase {
         XCTAssertEqual(start.stderr, check.stderr, "starting refuses with the same problems")
         XCTAssertEqual(try runs(project).count, 0)
 
-        try writeConfig("schedules:\n  nightly: {pipeline: app-intents, cron: \"0 2 * * *\", time-zone: Europe/Paris}\n", in: project)
+        try writeConfig(
+            "schedules:\n  nightly: {pipeline: app-intents, cron: \"0 2 * * *\", time-zone: Europe/Paris}\n",
+            in: project)
         let valid = try project.pipe(["controller", "--check"])
         XCTAssertEqual(valid.exitCode, 0, valid.combined)
-        XCTAssertTrue(valid.stdout.contains("schedule nightly: app-intents 0 2 * * * (Europe/Paris), next"), valid.stdout)
+        XCTAssertTrue(
+            valid.stdout.contains("schedule nightly: app-intents 0 2 * * * (Europe/Paris), next"), valid.stdout)
     }
 }

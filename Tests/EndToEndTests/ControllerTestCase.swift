@@ -44,7 +44,9 @@ class ControllerTestCase: EmulatedHostTestCase {
 
     /// Stops a controller with SIGTERM and returns how it ended.
     @discardableResult
-    func stop(_ controller: BackgroundPipe, timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line)
+    func stop(
+        _ controller: BackgroundPipe, timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line
+    )
         -> BackgroundPipe.Ended
     {
         kill(controller.pid, SIGTERM)

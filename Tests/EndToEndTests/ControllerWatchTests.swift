@@ -29,7 +29,8 @@ final class ControllerWatchTests: ControllerTestCase {
 
         // A new commit pushed to the watched repository runs the pipeline at that commit, once.
         try project.shell(
-            "echo change > NOTES && git add NOTES && git -c user.email=e2e@pipe.test -c user.name=e2e commit -qm change")
+            "echo change > NOTES && git add NOTES && git -c user.email=e2e@pipe.test -c user.name=e2e commit -qm change"
+        )
         try project.shell("git push -q '\(repository)' main")
         let pushed = try headOf("main", in: repository, project: project)
         XCTAssertNotEqual(pushed, baseline)
@@ -60,7 +61,8 @@ final class ControllerWatchTests: ControllerTestCase {
     }
 
     private func headOf(_ branch: String, in repository: String, project: PipeProject) throws -> String {
-        let result = try CommandRunner.shell("git --git-dir='\(repository)' rev-parse \(branch)", currentDirectory: project.url)
+        let result = try CommandRunner.shell(
+            "git --git-dir='\(repository)' rev-parse \(branch)", currentDirectory: project.url)
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -88,7 +88,8 @@ final class RunQueueTests: XCTestCase {
         let later = try enqueue(.schedule, at: 10)
         XCTAssertTrue(try store.claim(runID: first, owner: other, at: start))
         let copy = try XCTUnwrap(
-            try store.requeueInterrupted(runID: first, problem: "its controller died", at: start.addingTimeInterval(20)))
+            try store.requeueInterrupted(runID: first, problem: "its controller died", at: start.addingTimeInterval(20))
+        )
         XCTAssertNotEqual(copy.runID, first)
         XCTAssertEqual(copy.attempt, 2)
         XCTAssertEqual(copy.requeueOf, first)
@@ -123,11 +124,16 @@ final class RunQueueTests: XCTestCase {
         XCTAssertEqual(lock.owner, me)
         XCTAssertEqual(lock.configPath, "controller.yml")
         // On another machine: cannot be judged, so it is not taken.
-        guard case .held(_, .unknown) = try store.acquireControllerLock(owner: you, configPath: nil, at: start, isOwnerAlive: { _ in .unknown })
+        guard
+            case .held(_, .unknown) = try store.acquireControllerLock(
+                owner: you, configPath: nil, at: start, isOwnerAlive: { _ in .unknown })
         else { return XCTFail("a lock that cannot be judged is taken") }
         // Its holder died: taken over, naming the dead one.
-        let taken = try store.acquireControllerLock(owner: you, configPath: nil, at: start) { $0 == me ? .dead : .alive }
-        XCTAssertEqual(taken, .acquired(recoveredFrom: ControllerLock(owner: me, acquiredAt: start, configPath: "controller.yml")))
+        let taken = try store.acquireControllerLock(owner: you, configPath: nil, at: start) {
+            $0 == me ? .dead : .alive
+        }
+        XCTAssertEqual(
+            taken, .acquired(recoveredFrom: ControllerLock(owner: me, acquiredAt: start, configPath: "controller.yml")))
         XCTAssertFalse(try store.releaseControllerLock(owner: me), "only the holder gives it back")
         XCTAssertTrue(try store.releaseControllerLock(owner: you))
         XCTAssertNil(try store.controllerLock())
@@ -158,7 +164,8 @@ final class RunQueueTests: XCTestCase {
     func testWatchHeadsAreKeptPerWatchAndBranch() throws {
         try store.recordWatchHead(WatchHead(watch: "main", branch: "main", sha: "a", seenAt: start))
         try store.recordWatchHead(WatchHead(watch: "main", branch: "release/1", sha: "b", seenAt: start))
-        try store.recordWatchHead(WatchHead(watch: "main", branch: "main", sha: "c", seenAt: start.addingTimeInterval(1)))
+        try store.recordWatchHead(
+            WatchHead(watch: "main", branch: "main", sha: "c", seenAt: start.addingTimeInterval(1)))
         XCTAssertEqual(
             try store.watchHeads(),
             [

@@ -61,9 +61,10 @@ enum ControllerCommand {
         }
         if context.arguments.flag("check") { return check(config, context: context) }
 
-        let hostsFile = context.arguments.string("hosts-file").map {
-            URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
-        } ?? project.defaultHostsFile
+        let hostsFile =
+            context.arguments.string("hosts-file").map {
+                URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
+            } ?? project.defaultHostsFile
         let storeURL = StoreAccess.location(context, project: project)
         let store = try SQLiteRunStore(location: storeURL)
         // Runs an earlier controller left running when it died: their records say interrupted before anything else.

@@ -28,7 +28,8 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
     }
 
     func prepare(_ item: QueuedRun) throws -> RunRequest {
-        let pipeline = try loadPipeline(item.request.pipeline, parameters: item.request.parameters, ref: item.request.ref)
+        let pipeline = try loadPipeline(
+            item.request.pipeline, parameters: item.request.parameters, ref: item.request.ref)
         let secrets = try SecretValues.resolve(
             pipeline.secrets, environment: environment, projectDirectory: project.url)
         guard let runID = RunID(item.runID) else {

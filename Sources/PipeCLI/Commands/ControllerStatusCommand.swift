@@ -82,13 +82,16 @@ enum ControllerStatusCommand {
             var out = ""
             switch (lock, lockAlive) {
             case (let lock?, .alive?):
-                out += "controller: running, \(lock.owner.description), since \(RunsFormatting.time(lock.acquiredAt))"
+                out +=
+                    "controller: running, \(lock.owner.description), since \(RunsFormatting.time(lock.acquiredAt))"
                     + (lock.configPath.map { ", config \($0)" } ?? "") + "\n"
             case (let lock?, .unknown?):
-                out += "controller: \(lock.owner.description) (another machine), since "
+                out +=
+                    "controller: \(lock.owner.description) (another machine), since "
                     + "\(RunsFormatting.time(lock.acquiredAt))\n"
             case (let lock?, _):
-                out += "controller: not running (\(lock.owner.description) held it and died; the next start takes "
+                out +=
+                    "controller: not running (\(lock.owner.description) held it and died; the next start takes "
                     + "over)\n"
             default:
                 out += "controller: not running (start it with `pipe controller`)\n"
@@ -106,7 +109,8 @@ enum ControllerStatusCommand {
                             [
                                 item.runID, item.request.pipeline, item.request.ref.map(Self.short) ?? "-",
                                 item.request.source.rawValue + (item.attempt > 1 ? " (again)" : ""),
-                                item.request.requestedBy, RunsFormatting.time(item.enqueuedAt), item.request.reason ?? "-",
+                                item.request.requestedBy, RunsFormatting.time(item.enqueuedAt),
+                                item.request.reason ?? "-",
                             ]
                         }))
             }
@@ -138,7 +142,8 @@ enum ControllerStatusCommand {
                         rows: schedules.map { schedule, state, next in
                             [
                                 schedule.name, schedule.pipeline, "\(schedule.timing)",
-                                next.map(RunsFormatting.time) ?? "never", state?.lastSlot.map(RunsFormatting.time) ?? "-",
+                                next.map(RunsFormatting.time) ?? "never",
+                                state?.lastSlot.map(RunsFormatting.time) ?? "-",
                                 state?.lastRunID ?? "-",
                             ]
                         }))
@@ -162,7 +167,8 @@ enum ControllerStatusCommand {
                     }
                 }
                 out += indent(
-                    RunsFormatting.table(header: ["WATCH", "PIPELINE", "BRANCH", "LAST SEEN SHA", "", "AT"], rows: rows))
+                    RunsFormatting.table(
+                        header: ["WATCH", "PIPELINE", "BRANCH", "LAST SEEN SHA", "", "AT"], rows: rows))
             }
 
             out += "\nhosts out of rotation (\(outOfRotation.count)):\n"
@@ -170,7 +176,8 @@ enum ControllerStatusCommand {
                 out += "  none\n"
             } else {
                 for health in outOfRotation {
-                    out += "  \(health.host): \(health.latest.problem ?? "its last check failed") (checked "
+                    out +=
+                        "  \(health.host): \(health.latest.problem ?? "its last check failed") (checked "
                         + "\(RunsFormatting.time(health.latest.checkedAt)) by \(health.latest.source), "
                         + "\(health.consecutiveFailures) failed check\(health.consecutiveFailures == 1 ? "" : "s") "
                         + "in a row; `pipe hosts check` puts it back when it passes)\n"
@@ -211,7 +218,9 @@ enum ControllerStatusCommand {
                     [
                         "name": watch.name, "pipeline": watch.pipeline, "branches": watch.branches.map(\.pattern),
                         "intervalSeconds": watch.intervalSeconds,
-                        "heads": heads.map { ["branch": $0.branch, "sha": $0.sha, "seenAt": UTCTimestamp.iso8601($0.seenAt)] },
+                        "heads": heads.map {
+                            ["branch": $0.branch, "sha": $0.sha, "seenAt": UTCTimestamp.iso8601($0.seenAt)]
+                        },
                     ] as [String: Any]
                 },
                 "hostsOutOfRotation": outOfRotation.map { health in

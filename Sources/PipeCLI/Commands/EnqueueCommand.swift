@@ -21,7 +21,8 @@ enum EnqueueCommand {
             """,
         arguments: [.required("pipeline", help: "A pipeline name in pipelines/ (app-intents).")],
         options: [
-            .value("ref", short: "r", help: "The git ref (branch, tag or commit) to verify, instead of the pipeline's."),
+            .value(
+                "ref", short: "r", help: "The git ref (branch, tag or commit) to verify, instead of the pipeline's."),
             .keyValue("param", help: "Set a pipeline parameter, overriding its default."),
             .value("reason", valueName: "text", help: "Why this run is queued, for the run record."),
             .flag("json", help: "Print the queued run as one JSON object."),
@@ -34,7 +35,9 @@ enum EnqueueCommand {
         // A name, as the controller loads pipelines by name from the project folder when the run starts.
         let file = try project.pipelineFile(for: name, currentDirectory: project.url)
         let pipelineName = file.deletingPathExtension().lastPathComponent
-        guard file.deletingLastPathComponent().standardizedFileURL.path == project.pipelinesFolder.standardizedFileURL.path
+        guard
+            file.deletingLastPathComponent().standardizedFileURL.path
+                == project.pipelinesFolder.standardizedFileURL.path
         else {
             throw UsageError(
                 .custom(

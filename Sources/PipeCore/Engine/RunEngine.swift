@@ -51,7 +51,8 @@ public final class RunEngine {
         let pipeline = request.pipeline
         let started = clock()
         let artifacts = request.projectDirectory.appendingPathComponent("artifacts", isDirectory: true)
-        let (runID, runFolder) = try request.runID.map { try Self.claim($0, in: artifacts) }
+        let (runID, runFolder) =
+            try request.runID.map { try Self.claim($0, in: artifacts) }
             ?? RunID.claim(in: artifacts, at: started)
         let journal = RunJournal(
             recordURL: runFolder.appendingPathComponent("summary.json"), runID: runID.value, store: store,

@@ -142,7 +142,9 @@ public struct ControllerConfigLoader {
         let base = mapping.path
         let pipeline = pipelineName(in: mapping, document)
         var zone = TimeZone(identifier: "UTC") ?? TimeZone.current
-        if let node = mapping.value("time-zone"), let text = document.nonEmptyString(node, at: base.appending("time-zone")) {
+        if let node = mapping.value("time-zone"),
+            let text = document.nonEmptyString(node, at: base.appending("time-zone"))
+        {
             if let named = TimeZone(identifier: text) {
                 zone = named
             } else {
@@ -165,7 +167,8 @@ public struct ControllerConfigLoader {
             }
         }
         let ref = mapping.value("ref").flatMap { document.nonEmptyString($0, at: base.appending("ref")) }
-        let parameters = mapping.value("parameters").flatMap { document.stringMap($0, at: base.appending("parameters")) } ?? [:]
+        let parameters =
+            mapping.value("parameters").flatMap { document.stringMap($0, at: base.appending("parameters")) } ?? [:]
         var missed = MissedRunPolicy.once
         if let node = mapping.value("missed"),
             let policy = document.choice(node, at: base.appending("missed"), among: MissedRunPolicy.allCases)
@@ -206,7 +209,8 @@ public struct ControllerConfigLoader {
         if let node = mapping.value("interval"), let seconds = document.duration(node, at: base.appending("interval")) {
             interval = seconds
         }
-        let parameters = mapping.value("parameters").flatMap { document.stringMap($0, at: base.appending("parameters")) } ?? [:]
+        let parameters =
+            mapping.value("parameters").flatMap { document.stringMap($0, at: base.appending("parameters")) } ?? [:]
         if let pipeline { checkLoads(pipeline, parameters, nil, mapping, document) }
         guard let pipeline, !branches.isEmpty else { return nil }
         return WatchConfig(
@@ -252,8 +256,11 @@ public struct ControllerConfigLoader {
     }
 
     static func isValidName(_ name: String) -> Bool {
-        !name.isEmpty && name.unicodeScalars.allSatisfy { scalar in
-            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._-".unicodeScalars.contains(scalar))
-        }
+        !name.isEmpty
+            && name.unicodeScalars.allSatisfy { scalar in
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || "._-".unicodeScalars.contains(scalar))
+            }
     }
 }

@@ -54,12 +54,14 @@ public struct CronExpression: Sendable, Equatable, CustomStringConvertible {
             while index < fieldsText.endIndex, fieldsText[index] != " ", fieldsText[index] != "\t" {
                 index = fieldsText.index(after: index)
             }
-            fields.append((fieldsText[start..<index], baseOffset + fieldsText.distance(from: fieldsText.startIndex, to: start)))
+            fields.append(
+                (fieldsText[start..<index], baseOffset + fieldsText.distance(from: fieldsText.startIndex, to: start)))
         }
         guard fields.count == 5 else {
             throw CronSyntaxError(
                 "a cron expression has five fields (minute hour day-of-month month day-of-week, e.g. '0 2 * * *'), "
-                    + "found \(fields.count)" + (fields.count == 6 ? "; seconds are not supported: drop the first field" : ""))
+                    + "found \(fields.count)"
+                    + (fields.count == 6 ? "; seconds are not supported: drop the first field" : ""))
         }
         minute = try CronField.parse(fields[0].text, kind: .minute, offset: fields[0].offset)
         hour = try CronField.parse(fields[1].text, kind: .hour, offset: fields[1].offset)

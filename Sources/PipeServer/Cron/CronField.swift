@@ -16,8 +16,10 @@ struct CronField: Sendable, Equatable {
         static let month = Kind(
             name: "month", range: 1...12,
             names: Dictionary(
-                uniqueKeysWithValues: ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-                    .enumerated().map { ($1, $0 + 1) }),
+                uniqueKeysWithValues: [
+                    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+                ]
+                .enumerated().map { ($1, $0 + 1) }),
             aliases: [:])
         static let dayOfWeek = Kind(
             name: "day of week", range: 0...7,
@@ -49,7 +51,8 @@ struct CronField: Sendable, Equatable {
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
             defer { itemOffset += item.count + 1 }
             guard !item.isEmpty else {
-                throw CronSyntaxError("the \(kind.name) field has an empty entry in its list: remove the extra ','", offset: itemOffset)
+                throw CronSyntaxError(
+                    "the \(kind.name) field has an empty entry in its list: remove the extra ','", offset: itemOffset)
             }
             allowed.formUnion(try parseItem(item, kind: kind, offset: itemOffset))
         }
@@ -117,7 +120,8 @@ struct CronField: Sendable, Equatable {
             let sample = kind.names.sorted { $0.value < $1.value }.prefix(3).map(\.key).joined(separator: ", ")
             message += " (use numbers \(kind.range.lowerBound)-\(kind.range.upperBound) or names such as \(sample))"
         } else {
-            message += " (use numbers \(kind.range.lowerBound)-\(kind.range.upperBound), *, ranges a-b, lists a,b "
+            message +=
+                " (use numbers \(kind.range.lowerBound)-\(kind.range.upperBound), *, ranges a-b, lists a,b "
                 + "and steps */n)"
         }
         throw CronSyntaxError(message, offset: offset)

@@ -313,10 +313,12 @@ public final class Controller: @unchecked Sendable {
         let fields = ["schedule": schedule.name, "pipeline": schedule.pipeline]
         switch decision {
         case .fire(let slot, let folded):
-            var message = "schedule \(schedule.name): slot \(Self.iso(slot)) fired: queued run \(runID ?? "?") of "
+            var message =
+                "schedule \(schedule.name): slot \(Self.iso(slot)) fired: queued run \(runID ?? "?") of "
                 + schedule.pipeline
             if folded > 0 {
-                message += " (it stands for \(folded) earlier slot\(folded == 1 ? "" : "s") missed while no controller "
+                message +=
+                    " (it stands for \(folded) earlier slot\(folded == 1 ? "" : "s") missed while no controller "
                     + "ran: missed: once)"
             }
             return ControllerNotice(
@@ -422,7 +424,8 @@ public final class Controller: @unchecked Sendable {
         let why: String
         switch hold {
         case .overallLimit(let limit): why = "\(limit) runs at once (limits.runs)"
-        case .pipelineLimit(let pipeline, let limit): why = "\(limit) run\(limit == 1 ? "" : "s") of \(pipeline) at once"
+        case .pipelineLimit(let pipeline, let limit):
+            why = "\(limit) run\(limit == 1 ? "" : "s") of \(pipeline) at once"
         case .noFreeHost(let pipeline): why = "every host \(pipeline) may use is busy or out of rotation"
         }
         let count = holds.count
@@ -484,7 +487,8 @@ public final class Controller: @unchecked Sendable {
         let seconds = run.map { clock().timeIntervalSince($0.startedAt) } ?? 0
         var message = "run \(item.runID) of \(item.request.pipeline) "
         if let status = result.status {
-            message += "ended \(status.rawValue), exit code \(result.exitCode.map(String.init) ?? "none"), after "
+            message +=
+                "ended \(status.rawValue), exit code \(result.exitCode.map(String.init) ?? "none"), after "
                 + Self.seconds(seconds)
         } else {
             message += "did not start: \(result.problem ?? "unknown reason")"
@@ -504,7 +508,8 @@ public final class Controller: @unchecked Sendable {
             if item.state == .queued { _ = try store.claim(runID: item.runID, owner: owner, at: clock()) }
             try store.finish(runID: item.runID, state: .failed, problem: problem, at: clock())
         } catch {
-            log.notice(ControllerNotice("problem", "could not mark run \(item.runID) failed: \(error)", isProblem: true))
+            log.notice(
+                ControllerNotice("problem", "could not mark run \(item.runID) failed: \(error)", isProblem: true))
             return
         }
         log.notice(

@@ -15,10 +15,12 @@ public enum ControllerError: Error, Equatable, CustomStringConvertible {
             if let config = lock.configPath { text += ", with \(config)" }
             switch liveness {
             case .unknown:
-                text += ". It runs on another machine, which this one cannot check: stop it there; if that machine is "
+                text +=
+                    ". It runs on another machine, which this one cannot check: stop it there; if that machine is "
                     + "gone for good, remove its lock with `sqlite3 \(store) 'DELETE FROM controller_lock'`"
             default:
-                text += ". Only one controller may run per run store: stop that one first (kill -TERM \(lock.owner.pid)) "
+                text +=
+                    ". Only one controller may run per run store: stop that one first (kill -TERM \(lock.owner.pid)) "
                     + "or give this one another --store"
             }
             return text

@@ -79,7 +79,10 @@ final class WatchPoller: @unchecked Sendable {
             repository = try executor.repository(for: watch)
             listed = try GitRemoteHeads.list(repository: repository)
         } catch {
-            report(watch, "watch \(watch.name): could not list the branches of pipeline \(watch.pipeline)'s repository: \(error); trying again in \(Int(watch.intervalSeconds)) s")
+            report(
+                watch,
+                "watch \(watch.name): could not list the branches of pipeline \(watch.pipeline)'s repository: \(error); trying again in \(Int(watch.intervalSeconds)) s"
+            )
             return
         }
         clearProblem(watch)
@@ -148,7 +151,9 @@ final class WatchPoller: @unchecked Sendable {
         let repeated = lastProblem[watch.name] == message
         lastProblem[watch.name] = message
         lock.unlock()
-        if !repeated { log.notice(ControllerNotice("watch-problem", message, fields: ["watch": watch.name], isProblem: true)) }
+        if !repeated {
+            log.notice(ControllerNotice("watch-problem", message, fields: ["watch": watch.name], isProblem: true))
+        }
     }
 
     private func clearProblem(_ watch: WatchConfig) {

@@ -85,7 +85,8 @@ public final class SpecDocument {
     }
 
     /// A list of text values (a single value may be written without brackets), each with its node and path.
-    public func strings(_ node: YAMLNode, at path: SpecKeyPath) -> [(text: String, node: YAMLNode, path: SpecKeyPath)]? {
+    public func strings(_ node: YAMLNode, at path: SpecKeyPath) -> [(text: String, node: YAMLNode, path: SpecKeyPath)]?
+    {
         reader.strings(node, at: path)
     }
 
