@@ -78,4 +78,38 @@ final class ControllerQueueTests: ControllerTestCase {
         }
         XCTAssertEqual(Set(slots).count, slots.count, "no slot fired twice: \(slots)")
     }
+
+    func testRunsWaitForAMissingHostsFileAndARequestWhosePipelineWentAwayFails() throws {
+        let project = try controllerProject()
+        try writeConfig("limits: {runs: 1}\n", in: project)
+        let hostsFile = project.url.appendingPathComponent(".pipe/hosts.yml")
+        let saved = try String(contentsOf: hostsFile, encoding: .utf8)
+        let queued = try enqueue(project)
+        try FileManager.default.removeItem(at: hostsFile)
+        let controller = try startController(in: project)
+        waitUntil("the controller says why the queue waits", timeout: 20) {
+            output(of: controller).contains("queued runs wait: no hosts file at")
+        }
+        XCTAssertEqual(try runs(project).count, 0)
+        XCTAssertEqual((try status(project)["queued"] as? [[String: Any]])?.first?["runID"] as? String, queued)
+
+        // Fixed, the run starts.
+        try saved.write(to: hostsFile, atomically: true, encoding: .utf8)
+        try waitUntil("the run has ended", timeout: 60) { isEnded(run(queued, in: try runs(project))) }
+        XCTAssertEqual(run(queued, in: try runs(project))?["status"] as? String, "finished")
+
+        // A queued request whose pipeline was removed meanwhile fails with the reason, and the controller goes on.
+        // (The hosts file is away again so the request cannot start before its pipeline is.)
+        try FileManager.default.removeItem(at: hostsFile)
+        let orphan = try enqueue(project)
+        let pipelineFile = project.url.appendingPathComponent("pipelines/app-intents.yml")
+        try FileManager.default.moveItem(at: pipelineFile, to: project.url.appendingPathComponent("kept.yml"))
+        waitUntil("the orphan request has failed", timeout: 20) {
+            output(of: controller).contains("run \(orphan) of app-intents cannot run: no pipeline 'app-intents'")
+        }
+        try FileManager.default.moveItem(at: project.url.appendingPathComponent("kept.yml"), to: pipelineFile)
+        XCTAssertNil(run(orphan, in: try runs(project)))
+        XCTAssertTrue(controller.process.isRunning)
+        XCTAssertEqual(stop(controller).exitCode, 0)
+    }
 }

@@ -112,6 +112,25 @@ final class ControllerConfigLoaderTests: XCTestCase {
         }
     }
 
+    func testAnotherPartOfPipeReadsItsOwnSection() throws {
+        var loader = self.loader
+        var port: Int?
+        loader.additionalSections["chatops"] = { document, node, path in
+            guard let mapping = document.mapping(node, at: path) else { return }
+            mapping.rejectUnknownKeys(allowed: ["port"])
+            port = mapping.value("port").flatMap { document.integer($0, at: path.appending("port")) }
+        }
+        _ = try loader.load(yaml: "chatops: {port: 8080}\n", file: "c.yml")
+        XCTAssertEqual(port, 8080)
+        XCTAssertThrowsError(try loader.load(yaml: "chatops: {prot: 1}\n", file: "c.yml")) { error in
+            XCTAssertEqual(
+                (error as? SpecErrors)?.problems.map(\.description),
+                ["c.yml:1:11: error: chatops.prot: unknown key; did you mean 'port'?"])
+        }
+        // Without the section's reader, the key is unknown.
+        XCTAssertThrowsError(try self.loader.load(yaml: "chatops: {port: 1}\n", file: "c.yml"))
+    }
+
     func testAnEmptyFileAndAYAMLSyntaxError() {
         XCTAssertThrowsError(try loader.load(yaml: "", file: "c.yml")) { error in
             XCTAssertEqual((error as? SpecErrors)?.problems.first?.message.hasPrefix("the file is empty"), true)

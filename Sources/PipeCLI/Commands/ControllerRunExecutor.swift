@@ -90,11 +90,16 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
         return pipeline
     }
 
+    /// The hosts file; its problems are `HostsUnavailable`, which keep queued runs waiting rather than failing them.
     private func loadHosts() throws -> [HostConfig] {
         guard FileManager.default.fileExists(atPath: hostsFile.path) else {
-            throw RequestError(
+            throw HostsUnavailable(
                 "no hosts file at \(hostsFile.path): list your Mac hosts there (see docs/pipeline-format.md)")
         }
-        return try HostsFileLoader.load(path: hostsFile, environment: environment)
+        do {
+            return try HostsFileLoader.load(path: hostsFile, environment: environment)
+        } catch {
+            throw HostsUnavailable("the hosts file \(hostsFile.path) is invalid:\n\(error)")
+        }
     }
 }

@@ -21,6 +21,11 @@ public struct ControllerConfigLoader {
     /// Loads a pipeline with parameters (and a ref); returns its problems as text, `nil` when it loads.
     public var checkPipeline: ((_ name: String, _ parameters: [String: String], _ ref: String?) -> String?)?
 
+    /// Top-level sections other parts of Pipe read (the chat-ops endpoint's `chatops:`), by key: each decoder
+    /// is given the document (to report problems with their positions), the section's value and its path, and
+    /// keeps what it decodes itself.
+    public var additionalSections: [String: (SpecDocument, YAMLNode, SpecKeyPath) -> Void] = [:]
+
     public init(
         pipelines: [String]? = nil,
         checkPipeline: ((_ name: String, _ parameters: [String: String], _ ref: String?) -> String?)? = nil
@@ -52,7 +57,10 @@ public struct ControllerConfigLoader {
             try document.finish()
             return config
         }
-        top.rejectUnknownKeys(allowed: Self.topLevelKeys)
+        top.rejectUnknownKeys(allowed: Self.topLevelKeys + additionalSections.keys.sorted())
+        for (key, decode) in additionalSections.sorted(by: { $0.key < $1.key }) {
+            if let node = top.value(key) { decode(document, node, path(key)) }
+        }
         if let node = top.value("grace-period"), let seconds = document.duration(node, at: path("grace-period")) {
             config.gracePeriodSeconds = seconds
         }

@@ -37,6 +37,7 @@ public final class Controller: @unchecked Sendable {
     /// The last hold reported per run, so a run waiting for a host is logged once, not every tick.
     private var reportedHolds: [String: DispatchPlanner.Hold] = [:]
     private var holding = false
+    private var hostsProblem: String?
 
     private struct ActiveRun {
         var pipeline: String
@@ -361,6 +362,10 @@ public final class Controller: @unchecked Sendable {
                 let hosts = try executor.hosts(for: first)
                 hostsOfPipeline[name] = hosts.map(\.name)
                 for host in hosts { capacity[host.name] = host.capacity }
+            } catch let error as HostsUnavailable {
+                // The coordinator's problem, not the requests': they wait until the hosts file is fixed.
+                reportHostsProblem(error)
+                return
             } catch {
                 // The pipeline cannot run at all: its queued runs fail now, with the reason, rather than wait.
                 for item in waiting where item.request.pipeline == name { fail(item, problem: "\(error)") }
@@ -374,6 +379,9 @@ public final class Controller: @unchecked Sendable {
             log.notice(ControllerNotice("problem", "could not read the host leases: \(error)", isProblem: true))
             return
         }
+        lock.lock()
+        hostsProblem = nil
+        lock.unlock()
         let planner = DispatchPlanner(limits: limits)
         let candidates = waiting.filter { hostsOfPipeline[$0.request.pipeline] != nil }
         let plan = planner.plan(
@@ -403,6 +411,19 @@ public final class Controller: @unchecked Sendable {
             free[run.host, default: 0] -= 1
         }
         return free
+    }
+
+    /// Logs a hosts-file problem once until it changes or is fixed.
+    private func reportHostsProblem(_ error: HostsUnavailable) {
+        lock.lock()
+        let repeated = hostsProblem == error.message
+        hostsProblem = error.message
+        lock.unlock()
+        guard !repeated else { return }
+        log.notice(
+            ControllerNotice(
+                "waiting", "queued runs wait: \(error.message); fix it, they start once it can be read",
+                isProblem: true))
     }
 
     private func reportHolds(_ holds: [String: DispatchPlanner.Hold], waiting: [QueuedRun]) {
