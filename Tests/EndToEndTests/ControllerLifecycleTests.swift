@@ -37,6 +37,18 @@ final class ControllerLifecycleTests: ControllerTestCase {
         XCTAssertEqual(folder?.lastPathComponent, first)
         defer { try? killHostProcesses(mentioning: first) }
 
+        // The status shows the run where it is: host, simulator, layer, elapsed; the second one waits.
+        let running = try XCTUnwrap((try status(project)["running"] as? [[String: Any]])?.first)
+        XCTAssertEqual(running["runID"] as? String, first)
+        XCTAssertEqual(running["host"] as? String, "mac-1")
+        XCTAssertEqual((running["udid"] as? String)?.count, 36)
+        XCTAssertEqual(running["layer"] as? String, "logic")
+        XCTAssertGreaterThan(try XCTUnwrap(running["elapsedSeconds"] as? Double), 0)
+        let text = try project.pipe(["controller", "status"]).stdout
+        XCTAssertTrue(text.contains("controller: running, pid \(controller.pid) on"), text)
+        XCTAssertTrue(text.contains("queued (1):") && text.contains(second), text)
+        XCTAssertTrue(text.contains("running (1):") && text.contains("mac-1"), text)
+
         let signalled = Date()
         kill(controller.pid, SIGTERM)
         let ended = controller.wait(timeout: 30)

@@ -112,4 +112,29 @@ final class ControllerQueueTests: ControllerTestCase {
         XCTAssertTrue(controller.process.isRunning)
         XCTAssertEqual(stop(controller).exitCode, 0)
     }
+
+    func testJSONLinesNameTheRunOfEveryEvent() throws {
+        let project = try controllerProject()
+        try writeConfig("limits: {runs: 1}\n", in: project)
+        let queued = try enqueue(project)
+        let controller = try BackgroundPipe(["controller", "--json"], in: project)
+        try waitUntil("the run has ended", timeout: 60) { isEnded(run(queued, in: try runs(project))) }
+        let ended = stop(controller)
+        XCTAssertEqual(ended.exitCode, 0, ended.combined)
+        let objects = try ended.stdout.split(separator: "\n").map { line in
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+        }
+        let ofRun = objects.filter { $0["event"] as? String != "controller" }
+        XCTAssertFalse(ofRun.isEmpty)
+        XCTAssertTrue(ofRun.allSatisfy { $0["run"] as? String == queued }, "\(ofRun)")
+        XCTAssertTrue(ofRun.contains { $0["event"] as? String == "run-finished" })
+        let kinds = objects.filter { $0["event"] as? String == "controller" }.compactMap { $0["kind"] as? String }
+        XCTAssertEqual(kinds.first, "started")
+        XCTAssertTrue(kinds.contains("run-started") && kinds.contains("run-finished"), "\(kinds)")
+        XCTAssertEqual(kinds.last, "stopped")
+        let finished = objects.first { $0["kind"] as? String == "run-finished" }
+        XCTAssertEqual(finished?["run"] as? String, queued)
+        XCTAssertEqual(finished?["status"] as? String, "finished")
+        XCTAssertEqual(finished?["exitCode"] as? String, "0")
+    }
 }
