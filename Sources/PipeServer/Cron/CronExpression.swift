@@ -106,18 +106,21 @@ public struct CronExpression: Sendable, Equatable, CustomStringConvertible {
             defer { day += 1 }
             let civil = CivilDate(daysSinceEpoch: day)
             guard matches(civil) else { continue }
-            var best: Double?
-            for hourValue in hour.values {
+            // A daylight-saving change moves the clock by two hours at most: a wall time more than three hours
+            // before `date`'s cannot come after it, and one more than three hours after the first fire found
+            // cannot come before that fire. Only the times in between are turned into instants.
+            var best: (instant: Double, wall: Double)?
+            scan: for hourValue in hour.values {
                 for minuteValue in minute.values {
                     let wall = Double(day * 86_400 + hourValue * 3_600 + minuteValue * 60)
-                    // Offsets differ by a few hours at most: wall times far before `date` cannot come after it.
-                    if wall < localNow - 4 * 3_600 { continue }
+                    if wall < localNow - 3 * 3_600 { continue }
+                    if let found = best, wall > found.wall + 3 * 3_600 { break scan }
                     for fire in fires(atWall: wall, zone: zone) where fire > instant {
-                        if best == nil || fire < best! { best = fire }
+                        if best == nil || fire < best!.instant { best = (fire, best?.wall ?? wall) }
                     }
                 }
             }
-            if let best { return Date(timeIntervalSince1970: best) }
+            if let best { return Date(timeIntervalSince1970: best.instant) }
         }
         return nil
     }

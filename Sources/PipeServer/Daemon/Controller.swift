@@ -33,6 +33,8 @@ public final class Controller: @unchecked Sendable {
     private var cancelled = false
     private var reloadRequested = false
     private var scheduleStates: [String: ScheduleState] = [:]
+    /// When each schedule next needs a look: its next slot.
+    private var nextDue: [String: Date] = [:]
     private var watcher: WatchPoller?
     /// The last hold reported per run, so a run waiting for a host is logged once, not every tick.
     private var reportedHolds: [String: DispatchPlanner.Hold] = [:]
@@ -153,6 +155,7 @@ public final class Controller: @unchecked Sendable {
         }
         lock.lock()
         scheduleStates = states
+        nextDue = [:]
         lock.unlock()
     }
 
@@ -269,12 +272,21 @@ public final class Controller: @unchecked Sendable {
         lock.unlock()
         for schedule in schedules {
             guard let state = states[schedule.name] else { continue }
+            lock.lock()
+            let due = nextDue[schedule.name]
+            lock.unlock()
+            if let due, now < due { continue }
             let decision = ScheduleEvaluator.decide(
                 timing: schedule.timing, policy: schedule.missed, state: state, controllerStartedAt: started, now: now)
             let slot: Date
             var request: QueueRequest?
             switch decision {
-            case .wait: continue
+            case .wait(let next):
+                // Nothing to look at before the next slot (or ever, for a schedule that cannot fire again).
+                lock.lock()
+                nextDue[schedule.name] = next ?? .distantFuture
+                lock.unlock()
+                continue
             case .fire(let at, _):
                 slot = at
                 request = QueueRequest(
