@@ -59,10 +59,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "PipeServer", dependencies: ["PipeCore", "PipeSpec", "PipeGit", "PipeBasics"],
+            swiftSettings: strictSettings),
+        .target(
             name: "PipeCLI",
             dependencies: [
                 "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
-                "XcodebuildTestPlugin", "ChecklistPlugin", "ShellPlugin", "ExternalPlugin",
+                "XcodebuildTestPlugin", "ChecklistPlugin", "ShellPlugin", "ExternalPlugin", "PipeServer",
             ],
             swiftSettings: strictSettings
         ),
@@ -99,6 +102,7 @@ let package = Package(
         .testTarget(
             name: "ExternalPluginTests", dependencies: ["ExternalPlugin", "PipeSSH", "PipeTestSupport"],
             exclude: ["Fixtures"]),
+        .testTarget(name: "PipeServerTests", dependencies: ["PipeServer", "PipeStore", "PipeTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport"]),
     ],
     // Swift 5 mode: the C wrappers hand pointers between one owner thread and its callbacks, which Swift 6's

@@ -184,5 +184,61 @@ enum StoreSchema {
                 ) STRICT;
                 CREATE INDEX host_health_by_host ON host_health (host, checked_at);
                 """),
+        Migration(
+            version: 4,
+            summary: "the controller's queue (run ids chosen at enqueueing, priority, claims), the lock that admits "
+                + "one controller per store, schedules' last slots and watches' last seen commits",
+            sql: """
+                CREATE TABLE run_queue (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    run_id TEXT NOT NULL UNIQUE,
+                    pipeline TEXT NOT NULL,
+                    ref TEXT,
+                    parameters TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(parameters)),
+                    source TEXT NOT NULL,
+                    priority INTEGER NOT NULL,
+                    requested_by TEXT NOT NULL,
+                    reason TEXT,
+                    trigger_key TEXT UNIQUE,
+                    state TEXT NOT NULL,
+                    attempt INTEGER NOT NULL DEFAULT 1 CHECK (attempt >= 1),
+                    requeue_of TEXT,
+                    enqueued_at TEXT NOT NULL,
+                    claimed_at TEXT,
+                    claimed_host TEXT,
+                    claimed_pid INTEGER,
+                    claimed_start TEXT,
+                    finished_at TEXT,
+                    problem TEXT,
+                    CHECK ((state = 'claimed') = (claimed_pid IS NOT NULL))
+                ) STRICT;
+                CREATE INDEX run_queue_waiting ON run_queue (priority, enqueued_at, seq) WHERE state = 'queued';
+                CREATE INDEX run_queue_by_state ON run_queue (state, priority, enqueued_at, seq);
+
+                CREATE TABLE controller_lock (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    owner_host TEXT NOT NULL,
+                    owner_pid INTEGER NOT NULL,
+                    owner_start TEXT,
+                    acquired_at TEXT NOT NULL,
+                    config_path TEXT
+                ) STRICT;
+
+                CREATE TABLE schedule_state (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    baseline TEXT NOT NULL,
+                    last_slot TEXT,
+                    last_run_id TEXT,
+                    updated_at TEXT NOT NULL
+                ) STRICT;
+
+                CREATE TABLE watch_heads (
+                    watch TEXT NOT NULL,
+                    branch TEXT NOT NULL,
+                    sha TEXT NOT NULL,
+                    seen_at TEXT NOT NULL,
+                    PRIMARY KEY (watch, branch)
+                ) STRICT;
+                """),
     ]
 }

@@ -88,7 +88,7 @@ final class HostHealthTests: StoreTestCase {
         XCTAssertEqual(try SQLiteDatabase(path: v2.path).integer("PRAGMA user_version"), 2)
 
         let store = try SQLiteRunStore(location: v2)
-        XCTAssertEqual(try store.schemaVersion(), 3)
+        XCTAssertEqual(try store.schemaVersion(), SQLiteRunStore.supportedSchemaVersion)
         XCTAssertEqual(try store.listRuns(RunFilter()).count, 2)
         XCTAssertTrue(try store.leaseHostSlot(host: "mac-1", capacity: 1, runID: "20261118-110000-3c4d").isGranted)
         try store.recordHealth(check("mac-1", 0, usable: true))

@@ -11,13 +11,16 @@ final class SchemaMigrationTests: StoreTestCase {
     func testNewFileGetsTheCurrentSchemaInWALMode() throws {
         let store = try openStore()
         XCTAssertEqual(try store.schemaVersion(), SQLiteRunStore.supportedSchemaVersion)
-        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 3)
+        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 4)
         let raw = try rawDatabase()
         XCTAssertEqual(try raw.text("PRAGMA journal_mode"), "wal")
         XCTAssertEqual(try raw.integer("PRAGMA application_id"), 0x5049_5045)
         let tables = Set(try raw.query("SELECT name FROM sqlite_schema WHERE type = 'table'") { $0.text(0) ?? "" })
         XCTAssertTrue(
-            tables.isSuperset(of: ["runs", "layers", "attempts", "test_results", "signoffs", "artifacts", "events"]),
+            tables.isSuperset(of: [
+                "runs", "layers", "attempts", "test_results", "signoffs", "artifacts", "events", "host_leases",
+                "run_queue", "controller_lock", "schedule_state", "watch_heads",
+            ]),
             "\(tables)")
     }
 

@@ -23,6 +23,7 @@ public enum PipeCommandLine {
             CommandGroup("COMMANDS", [RunCommand.spec, RerunCommand.spec, ValidateCommand.spec, ReportCommand.spec]),
             CommandGroup("RUN HISTORY", [RunsCommand.spec]),
             CommandGroup("GATES AND SIGN-OFFS", [GateCommand.spec, SignoffCommand.spec]),
+            CommandGroup("CONTROLLER", [ControllerCommand.spec, EnqueueCommand.spec]),
             CommandGroup("HOSTS", [HostsCommand.spec, SimsCommand.spec]),
         ],
         sections: [
@@ -75,6 +76,8 @@ public enum PipeCommandLine {
                 case ["report"]: return try ReportCommand.execute(context)
                 case ["signoff"]: return try SignoffCommand.execute(context)
                 case ["gate"]: return try GateCommand.execute(context)
+                case ["controller"]: return try ControllerCommand.execute(context)
+                case ["enqueue"]: return try EnqueueCommand.execute(context)
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 case let hosts where hosts.first == "hosts": return try HostsCommand.execute(hosts, context)
                 case let sims where sims.first == "sims": return try SimsCommand.execute(sims, context)

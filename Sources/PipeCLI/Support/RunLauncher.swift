@@ -49,12 +49,9 @@ enum RunLauncher {
             : LiveRenderer(
                 style: LiveRenderer.defaultStyle(environment: context.environment),
                 verbose: context.arguments.flag("verbose"), redactor: redactor, write: context.console.out)
-        let engine = RunEngine(
-            checkout: GitSourceCheckout(cancellation: cancellation),
-            connector: SSHHostConnector(environment: context.environment), inspector: AppleHostInspector(),
-            plugins: plugins(for: request, environment: context.environment), hosts: hosts, events: renderer,
-            cancellation: cancellation, store: store)
-        engine.reports = StandardReports()
+        let engine = makeEngine(
+            for: request, hosts: hosts, store: store, events: renderer, cancellation: cancellation,
+            environment: context.environment)
         let result = try engine.run(request)
         copyReports(of: result, context: context)
         if !context.arguments.flag("json") {
@@ -66,6 +63,21 @@ enum RunLauncher {
             }
         }
         return result.exitCode.rawValue
+    }
+
+    /// The engine with Pipe's parts: libgit2 checkout, libssh2 hosts, Apple tools, the plugins the pipeline names,
+    /// and the standard reports. `pipe run`, `pipe rerun` and the controller all run requests through it.
+    static func makeEngine(
+        for request: RunRequest, hosts: [HostConfig], store: RunStore, events: EventSink,
+        cancellation: CancellationToken, environment: [String: String]
+    ) -> RunEngine {
+        let engine = RunEngine(
+            checkout: GitSourceCheckout(cancellation: cancellation),
+            connector: SSHHostConnector(environment: environment), inspector: AppleHostInspector(),
+            plugins: plugins(for: request, environment: environment), hosts: hosts, events: events,
+            cancellation: cancellation, store: store)
+        engine.reports = StandardReports()
+        return engine
     }
 
     /// The built-in plugins, and the external ones the pipeline names (`pipe-layer-<kind>` executables of the

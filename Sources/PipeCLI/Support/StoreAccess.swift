@@ -6,13 +6,16 @@ import PipeStore
 enum StoreAccess {
     /// The store at `--store` or `.pipe/pipe.db`, with interrupted runs already found and marked.
     static func open(_ context: CommandContext, project: ProjectFolder) throws -> RunStore {
-        let location =
-            context.arguments.string("store").map {
-                URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
-            } ?? SQLiteRunStore.defaultLocation(projectDirectory: project.url)
-        let store = try SQLiteRunStore(location: location)
+        let store = try SQLiteRunStore(location: location(context, project: project))
         settleInterruptedRuns(store, project: project, console: context.console)
         return store
+    }
+
+    /// `--store`, or `.pipe/pipe.db` in the project folder.
+    static func location(_ context: CommandContext, project: ProjectFolder) -> URL {
+        context.arguments.string("store").map {
+            URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
+        } ?? SQLiteRunStore.defaultLocation(projectDirectory: project.url)
     }
 
     /// A run still `running` whose owner process is gone was interrupted (`kill -9`, a crash, a power cut): it is

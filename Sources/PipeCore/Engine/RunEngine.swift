@@ -50,8 +50,10 @@ public final class RunEngine {
     public func run(_ request: RunRequest) throws -> Result {
         let pipeline = request.pipeline
         let started = clock()
-        let (runID, runFolder) = try RunID.claim(
-            in: request.projectDirectory.appendingPathComponent("artifacts", isDirectory: true), at: started)
+        let artifacts = request.projectDirectory.appendingPathComponent("artifacts", isDirectory: true)
+        let (runID, runFolder) =
+            try request.runID.map { try Self.claim($0, in: artifacts) }
+            ?? RunID.claim(in: artifacts, at: started)
         let journal = RunJournal(
             recordURL: runFolder.appendingPathComponent("summary.json"), runID: runID.value, store: store,
             forward: events, redactor: SecretRedactor(request.secrets))
@@ -99,6 +101,18 @@ public final class RunEngine {
             runID: runID.value, record: state.record,
             exitCode: PipeExitCode(rawValue: state.record.exitCode ?? 3)
                 ?? .environmentFailure, recordURL: state.recordURL)
+    }
+
+    /// Creates the folder of a run id chosen beforehand; refuses an id whose folder exists (another run's).
+    private static func claim(_ id: RunID, in artifacts: URL) throws -> (RunID, URL) {
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        let folder = artifacts.appendingPathComponent(id.value, isDirectory: true)
+        guard mkdir(folder.path, 0o755) == 0 else {
+            throw RequestError(
+                "the run folder \(folder.path) could not be created (\(String(cString: strerror(errno)))): run id "
+                    + "\(id.value) is taken; queue the request again")
+        }
+        return (id, folder)
     }
 
     // MARK: - The run's steps

@@ -1,4 +1,5 @@
 import Foundation
+import PipeBasics
 
 /// What a trigger (the CLI, the controller, a chat command) asks the engine to run.
 public struct RunRequest: Sendable {
@@ -25,12 +26,15 @@ public struct RunRequest: Sendable {
     public var carriedOver: [String: CarriedOutcome]
     /// The values of the pipeline's secrets, read on the coordinator; only in memory.
     public var secrets: SecretValues
+    /// A run id chosen before the run starts (the controller's queue gives one at enqueueing); `nil`: the engine
+    /// draws one when the run starts.
+    public var runID: RunID?
 
     public init(
         pipeline: Pipeline, projectDirectory: URL, requestedBy: String, reason: String? = nil, trigger: String = "cli",
         udidOverride: String? = nil, udidOverrideSource: String? = nil, hostOverride: String? = nil,
         onlyLayers: [String]? = nil, rerunOf: String? = nil, carriedOver: [String: CarriedOutcome] = [:],
-        secrets: SecretValues = SecretValues()
+        secrets: SecretValues = SecretValues(), runID: RunID? = nil
     ) {
         self.pipeline = pipeline
         self.projectDirectory = projectDirectory
@@ -44,6 +48,7 @@ public struct RunRequest: Sendable {
         self.rerunOf = rerunOf
         self.carriedOver = carriedOver
         self.secrets = secrets
+        self.runID = runID
     }
 }
 

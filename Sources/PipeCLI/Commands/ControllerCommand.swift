@@ -1,0 +1,138 @@
+import Foundation
+import PipeBasics
+import PipeCore
+import PipeServer
+import PipeSpec
+import PipeStore
+
+/// `pipe controller`: the scheduled CI controller, a long-running daemon; `--check` validates its config;
+/// `pipe controller status` shows what it does.
+enum ControllerCommand {
+    static let spec = CommandSpec(
+        name: "controller",
+        summary: "Run pipelines on schedules, on new commits and from the queue (a daemon); or show its status.",
+        discussion: """
+            Runs in the foreground until SIGTERM or Ctrl-C, logging to stdout like `pipe run` (plain lines, or \
+            JSON lines with --json), each line naming its run. The config file (default: controller.yml in the \
+            project folder) names schedules (cron expressions, @hourly/@daily/@weekly or `@every 30s`, in a named \
+            time zone), watched branches, and limits; see docs/controller.md. Runs come from the schedules, the \
+            watches, `pipe enqueue` and chat commands, through the queue in the run store; people's requests go \
+            before scheduled ones. Only one controller may run per run store.
+
+            SIGTERM or SIGINT: no new runs; running ones may finish within the grace period, then are cancelled \
+            (their remote processes killed, artifacts kept); exit 0. SIGHUP: read the config again; an invalid one \
+            is refused and the old one kept. After a crash or kill -9, the next start marks the runs that were \
+            running interrupted and queues each again once.
+
+            Examples:
+              pipe controller --config controller.yml
+              pipe controller --check
+              pipe controller status --json
+            """,
+        arguments: [.optional("action", help: "`status`: show the queue, running runs, schedules, watches and hosts.")],
+        options: [
+            .value("config", short: "c", valueName: "path", help: "The config file (default: controller.yml)."),
+            .flag("check", help: "Validate the config file (every problem with file:line:column) and exit."),
+            .value("hosts-file", valueName: "path", help: "The hosts file (default: .pipe/hosts.yml)."),
+            .flag("json", help: "JSON lines instead of plain lines (status: one JSON object)."),
+        ])
+
+    static func execute(_ context: CommandContext) throws -> Int32 {
+        switch context.arguments.argument("action") {
+        case nil: break
+        case "status": return try ControllerStatusCommand.execute(context)
+        case let other?:
+            var message = "'\(other)' is not an action of `pipe controller`; the only one is `status`"
+            if other == "check" { message += " (to validate the config, use --check)" }
+            throw UsageError(.custom(message), command: context.arguments.command)
+        }
+        let project = try context.projectFolder()
+        let configURL = configFile(context, project: project)
+        let loader = configLoader(context, project: project)
+        let config: ControllerConfig
+        do {
+            config = try loader.load(configURL)
+        } catch {
+            context.console.err(error.description + "\n")
+            context.console.err(
+                "error: \(configURL.relativePath) has \(error.problems.count) problem"
+                    + "\(error.problems.count == 1 ? "" : "s"); the controller did not start\n")
+            return PipeExitCode.usage.rawValue
+        }
+        if context.arguments.flag("check") { return check(config, context: context) }
+
+        let hostsFile =
+            context.arguments.string("hosts-file").map {
+                URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
+            } ?? project.defaultHostsFile
+        let storeURL = StoreAccess.location(context, project: project)
+        let store = try SQLiteRunStore(location: storeURL)
+        // Runs an earlier controller left running when it died: their records say interrupted before anything else.
+        StoreAccess.settleInterruptedRuns(store, project: project, console: context.console)
+        let output = ControllerOutput(json: context.arguments.flag("json"), write: context.console.out)
+        let executor = ControllerRunExecutor(
+            project: project, environment: context.environment, hostsFile: hostsFile, store: store, output: output)
+        let controller = Controller(
+            config: config, store: store, storePath: storeURL.path, executor: executor, log: output)
+        controller.reloadConfig = { try loader.load(configURL) }
+        let signals = ControllerSignals(controller: controller)
+        defer { withExtendedLifetime(signals) {} }
+        do {
+            try controller.start()
+        } catch let error as ControllerError {
+            context.console.err("error: \(error)\n")
+            return PipeExitCode.environmentFailure.rawValue
+        }
+        controller.run()
+        return 0
+    }
+
+    /// `--config`, or controller.yml in the project folder.
+    static func configFile(_ context: CommandContext, project: ProjectFolder) -> URL {
+        if let path = context.arguments.string("config") {
+            return URL(fileURLWithPath: path, relativeTo: context.currentDirectory)
+        }
+        return URL(fileURLWithPath: "controller.yml", relativeTo: project.url)
+    }
+
+    /// The loader, checking pipeline names and that each pipeline loads with the parameters the config gives.
+    static func configLoader(_ context: CommandContext, project: ProjectFolder) -> ControllerConfigLoader {
+        ControllerConfigLoader(pipelines: project.availablePipelines()) { name, parameters, ref in
+            do {
+                let file = try project.pipelineFile(for: name, currentDirectory: project.url)
+                let catalog = PluginCatalog(projectDirectory: project.url, environment: context.environment)
+                _ = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: { _ in })).load(
+                    path: file, parameters: parameters, environment: context.environment)
+                return nil
+            } catch let error as SpecErrors {
+                return error.problems.map(\.description).joined(separator: "; ")
+            } catch {
+                return "\(error)"
+            }
+        }
+    }
+
+    private static func check(_ config: ControllerConfig, context: CommandContext) -> Int32 {
+        var lines = ["\(config.file) is valid:"]
+        let now = Date()
+        for schedule in config.schedules {
+            let next = schedule.timing.nextFire(after: now).map(UTCTimestamp.iso8601) ?? "never"
+            lines.append(
+                "  schedule \(schedule.name): \(schedule.pipeline) \(schedule.timing), next \(next), missed: "
+                    + schedule.missed.rawValue)
+        }
+        for watch in config.watches {
+            lines.append(
+                "  watch \(watch.name): \(watch.pipeline) on \(watch.branches.map(\.pattern).joined(separator: ", ")), "
+                    + "every \(Int(watch.intervalSeconds)) s")
+        }
+        let limits = config.limits
+        lines.append(
+            "  limits: \(limits.runs.map { "\($0) runs at once" } ?? "as many runs as the hosts take")"
+                + (limits.perPipeline.map { ", \($0) per pipeline" } ?? "")
+                + limits.pipelines.sorted { $0.key < $1.key }.map { ", \($0.value) of \($0.key)" }.joined()
+                + "; grace period \(Int(config.gracePeriodSeconds)) s")
+        context.console.out(lines.joined(separator: "\n") + "\n")
+        return 0
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import PipeBasics
+import PipeCore
+import PipeReport
+import PipeServer
+import PipeSpec
+
+/// Runs the controller's queued requests the way `pipe run` runs a pipeline: the pipeline loaded by name from the
+/// project folder with the request's parameters and ref, its secrets read from this process's environment, the
+/// hosts file, and a `RunEngine` with the same adapters (libgit2 checkout, libssh2 hosts, the Apple tools'
+/// inspector), showing the run's events through the controller's output.
+final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
+    private let project: ProjectFolder
+    private let environment: [String: String]
+    private let hostsFile: URL
+    private let store: RunStore
+    private let output: ControllerOutput
+
+    init(
+        project: ProjectFolder, environment: [String: String], hostsFile: URL, store: RunStore,
+        output: ControllerOutput
+    ) {
+        self.project = project
+        self.environment = environment
+        self.hostsFile = hostsFile
+        self.store = store
+        self.output = output
+    }
+
+    func prepare(_ item: QueuedRun) throws -> RunRequest {
+        let pipeline = try loadPipeline(
+            item.request.pipeline, parameters: item.request.parameters, ref: item.request.ref)
+        let secrets = try SecretValues.resolve(
+            pipeline.secrets, environment: environment, projectDirectory: project.url)
+        guard let runID = RunID(item.runID) else {
+            throw RequestError("the queue gave '\(item.runID)', which is not a run id")
+        }
+        return RunRequest(
+            pipeline: pipeline, projectDirectory: project.url, requestedBy: item.request.requestedBy,
+            reason: item.request.reason, trigger: item.request.source.rawValue, secrets: secrets, runID: runID)
+    }
+
+    func hosts(for item: QueuedRun) throws -> [HostConfig] {
+        let pipeline = try loadPipeline(item.request.pipeline, parameters: item.request.parameters, ref: nil)
+        return try HostChooser.candidates(for: pipeline.hostSelection, override: nil, among: try loadHosts())
+    }
+
+    func repository(for watch: WatchConfig) throws -> String {
+        let pipeline = try loadPipeline(watch.pipeline, parameters: watch.parameters, ref: nil)
+        guard let location = pipeline.repository.location else { return project.url.path }
+        // A relative path is relative to the project folder, as for the checkout; URLs and `host:path` stay.
+        let colon = location.firstIndex(of: ":")
+        let slash = location.firstIndex(of: "/")
+        let isAddress = location.contains("://") || (colon != nil && (slash == nil || colon! < slash!))
+        if isAddress || location.hasPrefix("/") { return location }
+        return project.url.appendingPathComponent(location).standardizedFileURL.path
+    }
+
+    func execute(_ request: RunRequest, runID: String, cancellation: CancellationToken) -> ExecutedRun {
+        let hosts: [HostConfig]
+        do {
+            hosts = try loadHosts()
+        } catch {
+            return ExecutedRun(status: nil, exitCode: nil, problem: "\(error)")
+        }
+        let engine = RunLauncher.makeEngine(
+            for: request, hosts: hosts, store: store,
+            events: output.renderer(runID: runID, redactor: SecretRedactor(request.secrets)),
+            cancellation: cancellation, environment: environment)
+        do {
+            let result = try engine.run(request)
+            return ExecutedRun(
+                status: result.record.status, exitCode: result.exitCode.rawValue, problem: result.record.problem)
+        } catch {
+            // The engine throws only when it cannot record the run; what the store has is the truth.
+            let status = (try? store.run(runID))?.record.status
+            return ExecutedRun(status: status, exitCode: nil, problem: "\(error)")
+        }
+    }
+
+    /// A pipeline of the project folder by name, with parameters and ref, checked as `pipe run` checks it.
+    func loadPipeline(_ name: String, parameters: [String: String], ref: String?) throws -> Pipeline {
+        let file = try project.pipelineFile(for: name, currentDirectory: project.url)
+        let catalog = PluginCatalog(projectDirectory: project.url, environment: environment)
+        var pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: { _ in })).load(
+            path: file, parameters: parameters, environment: environment)
+        if let ref { pipeline.repository.ref = ref }
+        return pipeline
+    }
+
+    /// The hosts file; its problems are `HostsUnavailable`, which keep queued runs waiting rather than failing them.
+    private func loadHosts() throws -> [HostConfig] {
+        guard FileManager.default.fileExists(atPath: hostsFile.path) else {
+            throw HostsUnavailable(
+                "no hosts file at \(hostsFile.path): list your Mac hosts there (see docs/pipeline-format.md)")
+        }
+        do {
+            return try HostsFileLoader.load(path: hostsFile, environment: environment)
+        } catch {
+            throw HostsUnavailable("the hosts file \(hostsFile.path) is invalid:\n\(error)")
+        }
+    }
+}

@@ -1,0 +1,34 @@
+/// What a trigger asks the controller to run: a pipeline of the project folder, by name, with a ref and
+/// parameters, and who asked and why.
+///
+/// The request is checked by whoever enqueues it (`pipe enqueue` loads the pipeline with the parameters first); the
+/// controller loads the pipeline again when it starts the run, since the file may change while the run waits.
+public struct QueueRequest: Sendable, Equatable, Codable {
+    /// The pipeline's name in `pipelines/` (`app-intents`).
+    public var pipeline: String
+    /// The git ref to verify instead of the pipeline's (a branch, a tag, a commit SHA); `nil` keeps the pipeline's.
+    public var ref: String?
+    /// Pipeline parameters, overriding their defaults.
+    public var parameters: [String: String]
+    public var source: QueueSource
+    /// Who asked: a login name, a chat user (`slack:U024BE7LH (alice)`), `schedule nightly`.
+    public var requestedBy: String
+    /// Why, for the run record: the chat command, the schedule's slot, the new commit.
+    public var reason: String?
+    /// At most one queued run ever per key (`watch:app-intents:<sha>`, `schedule:nightly:<slot>`): the queue
+    /// refuses a second request with the same key, across processes and restarts.
+    public var triggerKey: String?
+
+    public init(
+        pipeline: String, ref: String? = nil, parameters: [String: String] = [:], source: QueueSource,
+        requestedBy: String, reason: String? = nil, triggerKey: String? = nil
+    ) {
+        self.pipeline = pipeline
+        self.ref = ref
+        self.parameters = parameters
+        self.source = source
+        self.requestedBy = requestedBy
+        self.reason = reason
+        self.triggerKey = triggerKey
+    }
+}
