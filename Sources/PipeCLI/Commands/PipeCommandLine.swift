@@ -23,6 +23,7 @@ public enum PipeCommandLine {
             CommandGroup("COMMANDS", [RunCommand.spec, RerunCommand.spec, ValidateCommand.spec, ReportCommand.spec]),
             CommandGroup("RUN HISTORY", [RunsCommand.spec]),
             CommandGroup("HOSTS", [HostsCommand.spec, SimsCommand.spec]),
+            CommandGroup("CHAT", [ChatOpsCommand.spec]),
         ],
         sections: [
             HelpSection(
@@ -75,6 +76,7 @@ public enum PipeCommandLine {
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 case let hosts where hosts.first == "hosts": return try HostsCommand.execute(hosts, context)
                 case let sims where sims.first == "sims": return try SimsCommand.execute(sims, context)
+                case let chatops where chatops.first == "chatops": return try ChatOpsCommand.execute(chatops, context)
                 default:
                     console.err("error: '\(path.joined(separator: " "))' has no implementation\n")
                     return PipeExitCode.usage.rawValue
