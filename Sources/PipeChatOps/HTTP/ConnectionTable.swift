@@ -25,6 +25,8 @@ final class ConnectionTable: @unchecked Sendable {
         var cut = false
         /// Requests completed on it: a keep-alive connection that is idle between requests is closed quietly.
         var served = 0
+        /// Requests whose head was complete.
+        var begun = 0
     }
 
     private let lock = NSLock()
@@ -41,16 +43,20 @@ final class ConnectionTable: @unchecked Sendable {
     }
 
     /// libmicrohttpd reports a closed connection before it closes the socket, so a descriptor in the table is
-    /// always still this connection's.
-    func closed(_ connection: OpaquePointer) {
+    /// always still this connection's. Returns the peer's address when no request ever began on the connection
+    /// and the watchdog did not cut it: libmicrohttpd refused its head (too large: 431) or the peer sent none.
+    func closed(_ connection: OpaquePointer) -> String? {
         lock.lock()
-        entries[Self.key(connection)] = nil
-        lock.unlock()
+        defer { lock.unlock() }
+        let entry = entries.removeValue(forKey: Self.key(connection))
+        guard let entry, entry.begun == 0, !entry.cut else { return nil }
+        return entry.remoteAddress
     }
 
     func requestBegan(_ connection: OpaquePointer, state: RequestState) {
         lock.lock()
         entries[Self.key(connection)]?.state = state
+        entries[Self.key(connection)]?.begun += 1
         lock.unlock()
     }
 

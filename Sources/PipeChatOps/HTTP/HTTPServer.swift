@@ -190,8 +190,11 @@ public final class HTTPServer: @unchecked Sendable {
             connections.opened(
                 connection, descriptor: pipe_mhd_connection_fd(connection),
                 remoteAddress: Self.peerAddress(of: connection))
-        } else {
-            connections.closed(connection)
+        } else if let peer = connections.closed(connection) {
+            currentDelegate?.refused(
+                nil, remoteAddress: peer, status: nil,
+                reason: "the connection closed before a complete request head arrived (a head over the limit is "
+                    + "answered 431 by libmicrohttpd)")
         }
     }
 

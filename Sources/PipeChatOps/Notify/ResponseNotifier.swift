@@ -59,7 +59,7 @@ public final class ResponseNotifier: @unchecked Sendable {
             "response_type": channel.inChannel ? "in_channel" : "ephemeral", "text": text,
             "replace_original": false,
         ]
-        guard let body = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+        guard let body = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
             return false
         }
         channel.lock.lock()
