@@ -13,7 +13,7 @@ public enum ChatMessages {
     /// The run has a host and a simulator: which, and the commit the ref resolved to.
     public static func started(_ record: RunRecord) -> String {
         var text = "▸ run \(ChatText.code(record.runID)) started — \(ChatText.plain(record.pipeline)) @ "
-        text += ChatText.plain(record.resolvedRef ?? record.request.ref)
+        text += ChatText.plain(record.request.ref)
         if let commit = record.commit { text += " (commit \(ChatText.code(String(commit.prefix(12)))))" }
         if let host = record.host { text += " on host \(ChatText.code(host.name))" }
         if let simulator = record.simulator?.simulator {
@@ -73,7 +73,7 @@ public enum ChatMessages {
     /// `/pipe status`.
     public static func status(_ record: RunRecord) -> String {
         var text = "run \(ChatText.code(record.runID)) · \(ChatText.plain(record.pipeline)) @ "
-        text += ChatText.plain(record.resolvedRef ?? record.request.ref) + " · \(record.status.rawValue)"
+        text += ChatText.plain(record.request.ref) + " · \(record.status.rawValue)"
         if let code = record.exitCode { text += " (exit \(code))" }
         text += "\nrequested by \(ChatText.plain(record.request.requestedBy)) at \(record.startedAt)"
         if let commit = record.commit { text += " · commit \(ChatText.code(String(commit.prefix(12))))" }
