@@ -98,7 +98,9 @@ extension ChatOpsEndpoint {
                 let known = try backend.pipelineNames()
                 guard known.contains(pipeline) else {
                     var message = "no pipeline '\(ChatText.plain(pipeline))'"
-                    if let near = EditDistance.nearest(to: pipeline, in: known) { message += "; did you mean '\(near)'?" }
+                    if let near = EditDistance.nearest(to: pipeline, in: known) {
+                        message += "; did you mean '\(near)'?"
+                    }
                     message += known.isEmpty ? "" : " (pipelines: \(known.joined(separator: ", ")))"
                     return answer(
                         message + "\n" + ChatCommandParser.help(topic: "run", command: command.command),
@@ -116,10 +118,13 @@ extension ChatOpsEndpoint {
                         userID: command.userID, channelID: command.channelID))
                 entry.runID = queued.runID
                 var text = ChatMessages.queued(queued)
-                if let channel = responseChannel(command, now: now, inChannel: config.resultsInChannel, run: queued.runID) {
+                if let channel = responseChannel(
+                    command, now: now, inChannel: config.resultsInChannel, run: queued.runID)
+                {
                     watcher.watch(queued.runID, channel: channel)
                 } else {
-                    text += "\n(results will not be posted here: this request's response_url is not one "
+                    text +=
+                        "\n(results will not be posted here: this request's response_url is not one "
                         + "chatops.response-urls allows; `/pipe status \(queued.runID)` shows the run)"
                 }
                 return answer(text, reason: "queued run \(queued.runID) of \(pipeline)")
@@ -137,7 +142,8 @@ extension ChatOpsEndpoint {
             case .gate(let typed, let gate):
                 let runID = try backend.resolveRun(typed)
                 entry.runID = runID
-                return answer(ChatMessages.gate(try backend.gate(run: runID, gate: gate)), reason: "\(gate) gate of \(runID)")
+                return answer(
+                    ChatMessages.gate(try backend.gate(run: runID, gate: gate)), reason: "\(gate) gate of \(runID)")
             case .hosts:
                 return answer(ChatMessages.hosts(try backend.hosts()), reason: "hosts")
             case .signoff(let typed, let layer, let verdict, let fields, let note):
@@ -153,7 +159,8 @@ extension ChatOpsEndpoint {
                 }
                 let receipt = try backend.signoff(
                     ChatSignoffRequest(
-                        runID: runID, layer: layer, verdict: verdict, fields: fields, note: note, signedBy: who, at: now))
+                        runID: runID, layer: layer, verdict: verdict, fields: fields, note: note, signedBy: who, at: now
+                    ))
                 return answer(
                     ChatMessages.signedOff(receipt), reason: "signed \(layer) of \(runID): \(verdict.rawValue)")
             }

@@ -77,12 +77,16 @@ public final class ChatOpsEndpoint: HTTPServerDelegate, @unchecked Sendable {
             refusal = nil
         }
         guard let (status, reason) = refusal else { return nil }
-        record(ChatAuditEntry(at: clock(), remoteAddress: head.remoteAddress, status: status, decision: .refused, reason: reason))
+        record(
+            ChatAuditEntry(
+                at: clock(), remoteAddress: head.remoteAddress, status: status, decision: .refused, reason: reason))
         return .text(status, reason)
     }
 
     public func refused(_ head: HTTPRequestHead?, remoteAddress: String, status: Int?, reason: String) {
-        record(ChatAuditEntry(at: clock(), remoteAddress: remoteAddress, status: status, decision: .refused, reason: reason))
+        record(
+            ChatAuditEntry(
+                at: clock(), remoteAddress: remoteAddress, status: status, decision: .refused, reason: reason))
     }
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {

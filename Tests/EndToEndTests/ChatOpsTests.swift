@@ -178,7 +178,8 @@ final class ChatOpsTests: EmulatedHostTestCase {
         let alice = try post(form("signoff last logic pass"))
         XCTAssertEqual(alice.status, 403, alice.body)
         let shown = try XCTUnwrap(
-            try JSONSerialization.jsonObject(with: Data(try project.pipe(["runs", "show", "last", "--json"]).stdout.utf8))
+            try JSONSerialization.jsonObject(
+                with: Data(try project.pipe(["runs", "show", "last", "--json"]).stdout.utf8))
                 as? [String: Any])
         XCTAssertEqual((shown["signoffs"] as? [Any])?.count, 0, "nothing was signed")
 
@@ -227,7 +228,8 @@ final class ChatOpsTests: EmulatedHostTestCase {
         XCTAssertTrue(
             entries.contains { ($0["reason"] as? String ?? "").contains("cut off") && $0["status"] == nil },
             "the slow client is in the audit log: \(entries)")
-        XCTAssertEqual(entries.filter { $0["verified"] as? Bool == true && $0["decision"] as? String == "refused" }.count, 3)
+        XCTAssertEqual(
+            entries.filter { $0["verified"] as? Bool == true && $0["decision"] as? String == "refused" }.count, 3)
         XCTAssertTrue(receiver.texts.allSatisfy { $0.hasPrefix("refused:") }, "only refusals were posted")
     }
 
@@ -255,7 +257,8 @@ final class ChatOpsTests: EmulatedHostTestCase {
             receiver.texts.filter { $0.contains("finished") || $0.contains("did not run") }.count >= 2
         }
         for suffix in ["a", "b", "c", "d", "e", "f"] {
-            XCTAssertFalse(FileManager.default.fileExists(atPath: "\(marker)-\(suffix)"), "\(marker)-\(suffix) was created")
+            XCTAssertFalse(
+                FileManager.default.fileExists(atPath: "\(marker)-\(suffix)"), "\(marker)-\(suffix) was created")
         }
     }
 }

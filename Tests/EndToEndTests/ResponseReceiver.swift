@@ -75,7 +75,10 @@ final class ResponseReceiver: @unchecked Sendable {
                 headerEnd = range
                 let head = String(decoding: data[0..<range], as: UTF8.self).lowercased()
                 let lengthLine = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                expected = lengthLine.flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                expected =
+                    lengthLine.flatMap {
+                        Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces))
+                    } ?? 0
             }
             if let headerEnd, let expected, data.count >= headerEnd + expected { break }
         }

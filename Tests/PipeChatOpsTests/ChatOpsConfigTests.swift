@@ -74,7 +74,8 @@ final class ChatOpsConfigTests: XCTestCase {
               secret: abc123-very-secret
               authorization: {users: {U1: {run: ["*"]}}}
             """)
-        XCTAssertTrue(text.contains("controller.yml:2:11: error: chatops.secret: the secret itself is never written"), text)
+        XCTAssertTrue(
+            text.contains("controller.yml:2:11: error: chatops.secret: the secret itself is never written"), text)
         XCTAssertFalse(text.contains("abc123-very-secret"), "the value is not repeated:\n\(text)")
     }
 
@@ -137,7 +138,9 @@ final class ChatOpsConfigTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         try "from-a-file\n".write(to: folder.appendingPathComponent("secret"), atomically: true, encoding: .utf8)
         XCTAssertEqual(try ChatOpsSecret.read(.file("secret"), environment: [:], baseDirectory: folder), "from-a-file")
-        XCTAssertEqual(try ChatOpsSecret.read(.environment("S"), environment: ["S": "env-value"], baseDirectory: folder), "env-value")
+        XCTAssertEqual(
+            try ChatOpsSecret.read(.environment("S"), environment: ["S": "env-value"], baseDirectory: folder),
+            "env-value")
         XCTAssertThrowsError(try ChatOpsSecret.read(.environment("S"), environment: [:], baseDirectory: folder))
         XCTAssertThrowsError(try ChatOpsSecret.read(.environment("S"), environment: ["S": " "], baseDirectory: folder))
         XCTAssertThrowsError(try ChatOpsSecret.read(.file("missing"), environment: [:], baseDirectory: folder))

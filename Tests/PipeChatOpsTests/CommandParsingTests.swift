@@ -28,12 +28,15 @@ final class CommandParsingTests: XCTestCase {
     func testWordsSplitAsAPersonExpects() throws {
         XCTAssertEqual(try CommandTokenizer.words("  run   app-intents  "), ["run", "app-intents"])
         XCTAssertEqual(
-            try CommandTokenizer.words(#"signoff last shortcuts pass note="found it, after reopening" steps='a "b" c'"#),
+            try CommandTokenizer.words(
+                #"signoff last shortcuts pass note="found it, after reopening" steps='a "b" c'"#),
             ["signoff", "last", "shortcuts", "pass", "note=found it, after reopening", #"steps=a "b" c"#])
         XCTAssertEqual(try CommandTokenizer.words(#"note="say \"hi\" \\ ok""#), [#"note=say "hi" \ ok"#])
-        XCTAssertEqual(try CommandTokenizer.words("note=\u{201C}curly quotes\u{201D} x=\u{2018}y z\u{2019}"), [
-            "note=curly quotes", "x=y z",
-        ])
+        XCTAssertEqual(
+            try CommandTokenizer.words("note=\u{201C}curly quotes\u{201D} x=\u{2018}y z\u{2019}"),
+            [
+                "note=curly quotes", "x=y z",
+            ])
         XCTAssertEqual(try CommandTokenizer.words(#"a "" b"#), ["a", "", "b"])
         XCTAssertEqual(try CommandTokenizer.words("a\u{00A0}b\tc\nd"), ["a", "b", "c", "d"])
         XCTAssertThrowsError(try CommandTokenizer.words(#"note="never closed"#)) { error in
@@ -47,15 +50,18 @@ final class CommandParsingTests: XCTestCase {
             .run(
                 pipeline: "app-intents", ref: "main",
                 parameters: [KeyValuePair("scheme", "Reader App"), KeyValuePair("retries", "2")]))
-        XCTAssertEqual(try ChatCommandParser.parse("RUN app-intents"), .run(pipeline: "app-intents", ref: nil, parameters: []))
+        XCTAssertEqual(
+            try ChatCommandParser.parse("RUN app-intents"), .run(pipeline: "app-intents", ref: nil, parameters: []))
         XCTAssertEqual(try ChatCommandParser.parse("status"), .status(run: nil))
         XCTAssertEqual(try ChatCommandParser.parse("status 20261129-14"), .status(run: "20261129-14"))
         XCTAssertEqual(try ChatCommandParser.parse("runs app-intents"), .runs(pipeline: "app-intents"))
         XCTAssertEqual(
-            try ChatCommandParser.parse(#"signoff last shortcuts FAIL os_version=17.5 steps="open, search" note="not listed""#),
+            try ChatCommandParser.parse(
+                #"signoff last shortcuts FAIL os_version=17.5 steps="open, search" note="not listed""#),
             .signoff(
                 run: "last", layer: "shortcuts", result: .fail,
-                fields: [KeyValuePair("os_version", "17.5"), KeyValuePair("steps", "open, search")], note: "not listed"))
+                fields: [KeyValuePair("os_version", "17.5"), KeyValuePair("steps", "open, search")], note: "not listed")
+        )
         XCTAssertEqual(try ChatCommandParser.parse("gate last release"), .gate(run: "last", gate: .release))
         XCTAssertEqual(try ChatCommandParser.parse("hosts"), .hosts)
         XCTAssertEqual(try ChatCommandParser.parse(""), .help(topic: nil))

@@ -123,7 +123,9 @@ final class HTTPServerTests: XCTestCase {
         refused.send("POST /refuse HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 3\r\n\r\nabc")
         XCTAssertTrue(refused.readAll(seconds: 2).hasPrefix("HTTP/1.1 404"))
         let big = try SocketClient(port: server.port)
-        big.send("POST /in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: \(String(repeating: "h", count: 20_000))\r\n\r\n")
+        big.send(
+            "POST /in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: \(String(repeating: "h", count: 20_000))\r\n\r\n"
+        )
         let answer = big.readAll(seconds: 2)
         XCTAssertTrue(answer.hasPrefix("HTTP/1.1 431"), answer)
         XCTAssertEqual(recorder.requestCount, 0)

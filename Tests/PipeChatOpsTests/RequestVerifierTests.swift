@@ -31,7 +31,8 @@ final class RequestVerifierTests: XCTestCase {
         request(
             body: body ?? slackBody,
             headers: [
-                "X-Slack-Request-Timestamp": timestamp ?? slackTimestamp, "X-Slack-Signature": signature ?? slackSignature,
+                "X-Slack-Request-Timestamp": timestamp ?? slackTimestamp,
+                "X-Slack-Signature": signature ?? slackSignature,
             ])
     }
 
@@ -58,11 +59,14 @@ final class RequestVerifierTests: XCTestCase {
         forged[forged.count - 1] = forged.last == "3" ? "4" : "3"
         XCTAssertEqual(status(verifier, slackRequest(signature: String(forged)), now: exampleTime), 401)
         XCTAssertEqual(
-            status(verifier, slackRequest(body: slackBody.replacingOccurrences(of: "text=", with: "text=run")), now: exampleTime),
+            status(
+                verifier, slackRequest(body: slackBody.replacingOccurrences(of: "text=", with: "text=run")),
+                now: exampleTime),
             401, "a changed body")
         XCTAssertEqual(
             status(verifier, slackRequest(timestamp: "1531420619"), now: exampleTime), 401, "a changed timestamp")
-        XCTAssertEqual(status(verifier, slackRequest(signature: "v1=" + slackSignature.dropFirst(3)), now: exampleTime), 401)
+        XCTAssertEqual(
+            status(verifier, slackRequest(signature: "v1=" + slackSignature.dropFirst(3)), now: exampleTime), 401)
         XCTAssertEqual(status(verifier, slackRequest(signature: "v0=zz"), now: exampleTime), 401)
         let other = RequestVerifier(dialect: .slack, secret: "another-secret")
         XCTAssertEqual(status(other, slackRequest(), now: exampleTime), 401, "another secret")
@@ -89,7 +93,8 @@ final class RequestVerifierTests: XCTestCase {
         }
         // A forged copy never reaches the replay cache, so it cannot make the real request look like a replay.
         let fresh = RequestVerifier(dialect: .slack, secret: slackSecret)
-        XCTAssertEqual(status(fresh, slackRequest(signature: "v0=" + String(repeating: "0", count: 64)), now: exampleTime), 401)
+        XCTAssertEqual(
+            status(fresh, slackRequest(signature: "v0=" + String(repeating: "0", count: 64)), now: exampleTime), 401)
         XCTAssertNil(status(fresh, slackRequest(), now: exampleTime))
     }
 

@@ -95,19 +95,22 @@ final class ResponseNotifierTests: XCTestCase {
         XCTAssertEqual(try texts(recorder), ["the verdict", "the verdict", "the verdict", "the end"])
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.15, "waited 0.05 s then 0.1 s")
         XCTAssertTrue(logLines.all.contains { $0.contains("failed (HTTP 500); retry 1 of 3") }, "\(logLines.all)")
-        XCTAssertTrue(logLines.all.contains { $0.contains("sent the verdict for alice on attempt 3") }, "\(logLines.all)")
+        XCTAssertTrue(
+            logLines.all.contains { $0.contains("sent the verdict for alice on attempt 3") }, "\(logLines.all)")
     }
 
     func testARefusalIsFinalAndAnUnreachableURLIsGivenUp() throws {
         let (recorder, url) = try startReceiver(statuses: [404])
         let notifier = makeNotifier()
-        notifier.send("x", to: notifier.channel(url: url, requestedAt: Date(), inChannel: false, label: "a"), summary: "x")
+        notifier.send(
+            "x", to: notifier.channel(url: url, requestedAt: Date(), inChannel: false, label: "a"), summary: "x")
         waitUntilIdle(notifier)
         XCTAssertEqual(recorder.requestCount, 1, "a 404 is not retried")
         XCTAssertTrue(logLines.all.contains { $0.contains("refused x for a with HTTP 404") }, "\(logLines.all)")
 
         let closed = "http://127.0.0.1:1/nothing-listens"
-        notifier.send("y", to: notifier.channel(url: closed, requestedAt: Date(), inChannel: false, label: "b"), summary: "y")
+        notifier.send(
+            "y", to: notifier.channel(url: closed, requestedAt: Date(), inChannel: false, label: "b"), summary: "y")
         waitUntilIdle(notifier)
         XCTAssertTrue(logLines.all.contains { $0.contains("gave up on y for b after 4 attempts") }, "\(logLines.all)")
     }

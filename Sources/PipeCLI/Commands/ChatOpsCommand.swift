@@ -48,19 +48,23 @@ enum ChatOpsCommand {
     static func serve(_ context: CommandContext) throws -> Int32 {
         let arguments = context.arguments
         guard let configPath = arguments.string("config") else {
-            throw UsageError(.custom("--config is required: the file with the `chatops:` section"), command: arguments.command)
+            throw UsageError(
+                .custom("--config is required: the file with the `chatops:` section"), command: arguments.command)
         }
         let configURL = URL(fileURLWithPath: configPath, relativeTo: context.currentDirectory).standardizedFileURL
         var config: ChatOpsConfig
         do {
-            config = try ChatOpsConfigLoader.load(path: URL(fileURLWithPath: configPath, relativeTo: context.currentDirectory))
+            config = try ChatOpsConfigLoader.load(
+                path: URL(fileURLWithPath: configPath, relativeTo: context.currentDirectory))
         } catch {
             context.console.err(error.description + "\n")
             return PipeExitCode.usage.rawValue
         }
         if let port = arguments.string("port") {
             guard let value = UInt16(port) else {
-                throw UsageError(.invalidValue(option: "--port", value: port, expected: "a port number from 0 to 65535"), command: arguments.command)
+                throw UsageError(
+                    .invalidValue(option: "--port", value: port, expected: "a port number from 0 to 65535"),
+                    command: arguments.command)
             }
             config.port = value
         }

@@ -198,7 +198,8 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
         switch verdict {
         case .passed: headline = "\(gate.rawValue) gate passed"
         case .failed: headline = "\(gate.rawValue) gate failed"
-        case .couldNotJudge: headline = ended ? "\(gate.rawValue) gate could not be judged" : "the run is \(record.status.rawValue)"
+        case .couldNotJudge:
+            headline = ended ? "\(gate.rawValue) gate could not be judged" : "the run is \(record.status.rawValue)"
         case .pendingSignoff: headline = "\(gate.rawValue) gate pending: sign-offs awaited"
         }
         return ChatGateReport(
@@ -264,6 +265,7 @@ private final class RunStartSink: EventSink, @unchecked Sendable {
         defer { lock.unlock() }
         if let id { return id }
         throw ChatOpsBackendError(
-            "the run could not be queued: " + (failure.map { "\($0)" } ?? "it was not recorded within \(Int(seconds)) s"))
+            "the run could not be queued: "
+                + (failure.map { "\($0)" } ?? "it was not recorded within \(Int(seconds)) s"))
     }
 }

@@ -37,7 +37,8 @@ public enum ChatOpsConfigLoader {
         let reader = Reader(file: file)
         let config = reader.config(node, path: keyPath)
         guard reader.problems.isEmpty, let config else {
-            throw SpecErrors(reader.problems.isEmpty ? [reader.problem(node, keyPath, "is not valid")] : reader.problems)
+            throw SpecErrors(
+                reader.problems.isEmpty ? [reader.problem(node, keyPath, "is not valid")] : reader.problems)
         }
         return config
     }
@@ -75,8 +76,11 @@ public enum ChatOpsConfigLoader {
                 }
                 if let allowed, !allowed.contains(key) {
                     var message = "unknown key"
-                    if let near = EditDistance.nearest(to: key, in: allowed) { message += "; did you mean '\(near)'?" }
-                    else { message += "; expected one of \(allowed.joined(separator: ", "))" }
+                    if let near = EditDistance.nearest(to: key, in: allowed) {
+                        message += "; did you mean '\(near)'?"
+                    } else {
+                        message += "; expected one of \(allowed.joined(separator: ", "))"
+                    }
                     error(entry.key, "\(path).\(key)", message)
                     continue
                 }
@@ -244,7 +248,8 @@ public enum ChatOpsConfigLoader {
                 grant.signoff = strings(fields["signoff"], "\(here).signoff") ?? []
                 for pattern in grant.signoff where !pattern.contains("/") {
                     if let node = fields["signoff"] {
-                        error(node, "\(here).signoff", "'\(pattern)' must be pipeline/layer, e.g. app-intents/shortcuts")
+                        error(
+                            node, "\(here).signoff", "'\(pattern)' must be pipeline/layer, e.g. app-intents/shortcuts")
                     }
                 }
                 grants[id] = grant

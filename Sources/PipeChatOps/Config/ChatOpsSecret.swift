@@ -20,7 +20,8 @@ public enum ChatOpsSecret {
             let url =
                 path.hasPrefix("/") ? URL(fileURLWithPath: path) : baseDirectory.appendingPathComponent(path)
             guard let text = try? String(contentsOf: url, encoding: .utf8) else {
-                throw ChatOpsError("chatops.secret: cannot read the file \(url.path); check the path and its permissions")
+                throw ChatOpsError(
+                    "chatops.secret: cannot read the file \(url.path); check the path and its permissions")
             }
             value = text.hasSuffix("\n") ? String(text.dropLast()) : text
         }

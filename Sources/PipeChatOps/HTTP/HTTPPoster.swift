@@ -43,7 +43,8 @@ public enum HTTPPoster {
                 _ = pipe_curl_set_long(handle, CURLOPT_TIMEOUT_MS, milliseconds)
                 _ = pipe_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, min(milliseconds, 5000))
                 _ = pipe_curl_set_long(handle, CURLOPT_POST, 1)
-                _ = pipe_curl_set_pointer(handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                _ = pipe_curl_set_pointer(
+                    handle, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
                 _ = pipe_curl_set_long(handle, CURLOPT_POSTFIELDSIZE, bytes.count)
                 _ = pipe_curl_set_list(handle, CURLOPT_HTTPHEADER, headers)
                 _ = pipe_curl_set_string(handle, CURLOPT_USERAGENT, "pipe-chatops")

@@ -19,7 +19,9 @@ public struct HTTPResponse: Sendable, Equatable {
 
     /// A JSON answer.
     public static func json(_ status: Int, _ object: [String: Any]) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data("{}".utf8)
         return HTTPResponse(status: status, contentType: "application/json", body: Array(data))
     }
 

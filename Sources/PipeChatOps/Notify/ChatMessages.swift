@@ -51,7 +51,8 @@ public enum ChatMessages {
             case .success?: text = "✅ run \(id) finished: merge gate passed (exit 0)"
             case .appFailure?: text = "❌ run \(id) finished: the app failed (exit 1)"
             case .environmentFailure?:
-                text = "⚠️ run \(id) finished without a verdict on the app: host configuration or infrastructure (exit 3)"
+                text =
+                    "⚠️ run \(id) finished without a verdict on the app: host configuration or infrastructure (exit 3)"
             case .usage?: text = "⚠️ run \(id) did not run: the request was invalid (exit 2)"
             case .cancelled?: text = "⏹ run \(id) was cancelled (exit 130)"
             case nil: text = "run \(id) finished"
@@ -113,7 +114,8 @@ public enum ChatMessages {
         }
         var text = "\(mark) \(ChatText.plain(report.headline)) — run \(ChatText.code(report.runID))"
         for layer in report.layers {
-            text += "\n• \(ChatText.plain(layer.name)) (\(layer.gate.rawValue)): \(layer.outcome?.rawValue ?? "not run")"
+            text +=
+                "\n• \(ChatText.plain(layer.name)) (\(layer.gate.rawValue)): \(layer.outcome?.rawValue ?? "not run")"
             text += " — \(ChatText.plain(layer.reason))"
         }
         return text
@@ -123,7 +125,8 @@ public enum ChatMessages {
     public static func hosts(_ hosts: [ChatHostReport]) -> String {
         guard !hosts.isEmpty else { return "no hosts are configured" }
         return hosts.map { host in
-            var line = "• \(ChatText.code(host.name)) \(ChatText.plain(host.endpoint)) · \(host.busy)/\(host.capacity) busy"
+            var line =
+                "• \(ChatText.code(host.name)) \(ChatText.plain(host.endpoint)) · \(host.busy)/\(host.capacity) busy"
             switch host.usable {
             case true?: line += " · healthy"
             case false?: line += " · out of rotation: \(ChatText.plain(host.problem ?? "unhealthy"))"

@@ -59,7 +59,10 @@ public final class ResponseNotifier: @unchecked Sendable {
             "response_type": channel.inChannel ? "in_channel" : "ephemeral", "text": text,
             "replace_original": false,
         ]
-        guard let body = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+        guard
+            let body = try? JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        else {
             return false
         }
         channel.lock.lock()
@@ -146,7 +149,9 @@ public final class ResponseNotifier: @unchecked Sendable {
             log("chatops: the response_url refused \(delivery.summary) for \(channel.label) with HTTP \(status)")
         default:
             let why: String
-            if case .answered(let status) = outcome { why = "HTTP \(status)" } else if case .failed(let text) = outcome {
+            if case .answered(let status) = outcome {
+                why = "HTTP \(status)"
+            } else if case .failed(let text) = outcome {
                 why = text
             } else {
                 why = "no answer"
@@ -162,7 +167,9 @@ public final class ResponseNotifier: @unchecked Sendable {
                 }
             }
             if retryAt == nil {
-                log("chatops: gave up on \(delivery.summary) for \(channel.label) after \(delivery.attempts) attempts: \(why)")
+                log(
+                    "chatops: gave up on \(delivery.summary) for \(channel.label) after \(delivery.attempts) attempts: \(why)"
+                )
             }
         }
         channel.lock.lock()

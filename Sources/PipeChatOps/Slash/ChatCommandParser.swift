@@ -68,7 +68,9 @@ public enum ChatCommandParser {
         var parameters: [KeyValuePair] = []
         for pair in try keyValues(Array(words.dropFirst()), command: "run") {
             if pair.key == "ref" {
-                guard !pair.value.isEmpty else { throw ChatCommandError("ref= is empty; name a branch, tag or commit", command: "run") }
+                guard !pair.value.isEmpty else {
+                    throw ChatCommandError("ref= is empty; name a branch, tag or commit", command: "run")
+                }
                 ref = pair.value
             } else {
                 parameters.append(pair)
@@ -125,7 +127,9 @@ public enum ChatCommandParser {
 
     static func isKey(_ text: String) -> Bool {
         guard let first = text.unicodeScalars.first, first.isASCIILetter || first == "_" else { return false }
-        return text.unicodeScalars.allSatisfy { $0.isASCIILetter || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0) }
+        return text.unicodeScalars.allSatisfy {
+            $0.isASCIILetter || ("0"..."9").contains($0) || "_-.".unicodeScalars.contains($0)
+        }
     }
 
     private static func expect(_ words: [String], atMost count: Int, command: String) throws(ChatCommandError) {

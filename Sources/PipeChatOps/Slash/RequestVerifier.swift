@@ -35,7 +35,8 @@ public struct RequestVerifier: Sendable {
         guard let stamp = request.head.header("x-slack-request-timestamp")?.trimmingCharacters(in: .whitespaces),
             let signature = request.head.header("x-slack-signature")?.trimmingCharacters(in: .whitespaces)
         else {
-            throw VerificationFailure(status: 401, "unsigned request: X-Slack-Request-Timestamp and X-Slack-Signature are required")
+            throw VerificationFailure(
+                status: 401, "unsigned request: X-Slack-Request-Timestamp and X-Slack-Signature are required")
         }
         guard let seconds = Int64(stamp), !stamp.hasPrefix("+") else {
             throw VerificationFailure(status: 400, "X-Slack-Request-Timestamp is not a number of seconds")
