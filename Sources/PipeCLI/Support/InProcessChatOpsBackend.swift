@@ -95,7 +95,14 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
         thread.name = "pipe-chatops-run"
         thread.start()
         // The engine claims the run id and records the run before it touches the network: this is quick.
-        let runID = try started.waitForRunID(seconds: 2)
+        let runID: String
+        do {
+            runID = try started.waitForRunID(seconds: 2)
+        } catch {
+            // The chat is told it was not queued, so it must not run later behind the person's back.
+            token.cancel(reason: "cancelled: it was not recorded within 2 s, and the chat was told so")
+            throw error
+        }
         lock.lock()
         active[runID] = token
         lock.unlock()
