@@ -85,6 +85,7 @@ final class ChatOpsConfigTests: XCTestCase {
             chatops:
               dialect: teams
               port: 70000
+              response-urls: [https://hooks.slack.com]
               limts: {}
               secret: {env: A, file: b}
               authorization:
@@ -96,8 +97,9 @@ final class ChatOpsConfigTests: XCTestCase {
         for expected in [
             "controller.yml:2:12: error: chatops.dialect: must be slack or mattermost",
             "controller.yml:3:9: error: chatops.port: must be a whole number from 0 to 65535",
-            "controller.yml:4:3: error: chatops.limts: unknown key; did you mean 'limits'?",
-            "controller.yml:5:11: error: chatops.secret: give exactly one of env:",
+            "controller.yml:4:19: error: chatops.response-urls: 'https://hooks.slack.com' must be the start of a URL",
+            "controller.yml:5:3: error: chatops.limts: unknown key; did you mean 'limits'?",
+            "controller.yml:6:11: error: chatops.secret: give exactly one of env:",
             "chatops.authorization.users.U1.signoff: 'shortcuts' must be pipeline/layer",
             "chatops.authorization.channels.C1.signoff: unknown key",
         ] {

@@ -151,12 +151,13 @@ public enum ChatOpsConfigLoader {
                 config.timestampWindowSeconds = window
             }
             if let prefixes = strings(values["response-urls"], "\(path).response-urls") {
-                for (index, prefix) in prefixes.enumerated()
-                where !(prefix.hasPrefix("https://") || prefix.hasPrefix("http://")) || prefix.count < 10 {
+                for (index, prefix) in prefixes.enumerated() where !Self.isURLPrefix(prefix) {
                     if let node = values["response-urls"] {
                         error(
                             node.sequence?[index] ?? node, "\(path).response-urls",
-                            "'\(prefix)' must be the start of a URL, e.g. https://hooks.slack.com/")
+                            "'\(prefix)' must be the start of a URL up to a / after the host (or the : before the "
+                                + "port), e.g. https://hooks.slack.com/ — else https://hooks.slack.com.evil.example "
+                                + "would match too")
                     }
                 }
                 config.responseURLPrefixes = prefixes
@@ -181,6 +182,16 @@ public enum ChatOpsConfigLoader {
                     "missing required key 'authorization': name the users and channels allowed to use the endpoint")
             }
             return secret == nil ? nil : config
+        }
+
+        /// `https://host/…` or `http://host:`: the host part must be closed, so no other host can extend it.
+        static func isURLPrefix(_ prefix: String) -> Bool {
+            guard let scheme = ["https://", "http://"].first(where: { prefix.hasPrefix($0) }) else { return false }
+            let rest = prefix.dropFirst(scheme.count)
+            guard let host = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first,
+                !host.isEmpty
+            else { return false }
+            return rest.contains("/") || rest.hasSuffix(":")
         }
 
         func secretSource(_ node: YAMLNode?, _ path: String, node parent: YAMLNode) -> SecretSource? {
