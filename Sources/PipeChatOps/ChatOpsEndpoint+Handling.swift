@@ -132,7 +132,9 @@ extension ChatOpsEndpoint {
                 let runID = try backend.resolveRun(typed)
                 entry.runID = runID
                 guard let record = try backend.record(run: runID) else {
-                    return answer("no run \(runID)", decision: .failed, reason: "no run \(runID)")
+                    return answer(
+                        "run \(runID) has not started yet (it waits in the queue), or is unknown", decision: .failed,
+                        reason: "no record of run \(runID)")
                 }
                 return answer(ChatMessages.status(record), reason: "status of \(runID)")
             case .runs(let pipeline):
@@ -150,7 +152,9 @@ extension ChatOpsEndpoint {
                 let runID = try backend.resolveRun(typed)
                 entry.runID = runID
                 guard let record = try backend.record(run: runID) else {
-                    return answer("no run \(runID)", decision: .failed, reason: "no run \(runID)")
+                    return answer(
+                        "run \(runID) has not started yet (it waits in the queue), or is unknown", decision: .failed,
+                        reason: "no record of run \(runID)")
                 }
                 guard authorization.maySignoff(pipeline: record.pipeline, layer: layer, user: command.userID) else {
                     return forbid(
