@@ -23,6 +23,8 @@ let package = Package(
         systemLibrary("CYAML", pkgConfig: "yaml-0.1", apt: "libyaml-dev"),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         systemLibrary("CCrypto", pkgConfig: "libcrypto", apt: "libssl-dev"),
+        systemLibrary("CMicroHTTPD", pkgConfig: "libmicrohttpd", apt: "libmicrohttpd-dev"),
+        systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
 
         // Layered modules: Basics → Core → (Spec, Apple, SSH, Git, Store) → Plugins → CLI → pipe.
         .target(name: "PipeBasics", dependencies: ["CCrypto"], swiftSettings: strictSettings),
@@ -40,6 +42,11 @@ let package = Package(
         ),
         .target(
             name: "PipeReport", dependencies: ["PipeCore", "PipeApple", "PipeBasics"], swiftSettings: strictSettings),
+        // The chat-ops endpoint: slash commands over HTTP (libmicrohttpd), answers to response_url (libcurl).
+        .target(
+            name: "PipeChatOps",
+            dependencies: ["PipeBasics", "PipeCore", "PipeSpec", "PipeReport", "CMicroHTTPD", "CCurl"],
+            swiftSettings: strictSettings),
         .target(
             name: "ChecklistPlugin",
             dependencies: ["PipeCore", "PipeBasics"],
@@ -66,6 +73,7 @@ let package = Package(
             dependencies: [
                 "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
                 "XcodebuildTestPlugin", "ChecklistPlugin", "ShellPlugin", "ExternalPlugin", "PipeServer",
+                "PipeChatOps",
             ],
             swiftSettings: strictSettings
         ),
@@ -103,6 +111,7 @@ let package = Package(
             name: "ExternalPluginTests", dependencies: ["ExternalPlugin", "PipeSSH", "PipeTestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "PipeServerTests", dependencies: ["PipeServer", "PipeStore", "PipeTestSupport"]),
+        .testTarget(name: "PipeChatOpsTests", dependencies: ["PipeChatOps", "PipeTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport"]),
     ],
     // Swift 5 mode: the C wrappers hand pointers between one owner thread and its callbacks, which Swift 6's

@@ -25,6 +25,7 @@ public enum PipeCommandLine {
             CommandGroup("GATES AND SIGN-OFFS", [GateCommand.spec, SignoffCommand.spec]),
             CommandGroup("CONTROLLER", [ControllerCommand.spec, EnqueueCommand.spec]),
             CommandGroup("HOSTS", [HostsCommand.spec, SimsCommand.spec]),
+            CommandGroup("CHAT", [ChatOpsCommand.spec]),
         ],
         sections: [
             HelpSection(
@@ -81,6 +82,7 @@ public enum PipeCommandLine {
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 case let hosts where hosts.first == "hosts": return try HostsCommand.execute(hosts, context)
                 case let sims where sims.first == "sims": return try SimsCommand.execute(sims, context)
+                case let chatops where chatops.first == "chatops": return try ChatOpsCommand.execute(chatops, context)
                 default:
                     console.err("error: '\(path.joined(separator: " "))' has no implementation\n")
                     return PipeExitCode.usage.rawValue

@@ -1,0 +1,278 @@
+import Foundation
+import PipeBasics
+import PipeChatOps
+import PipeCore
+import PipeSpec
+
+/// The backend of `pipe chatops serve`: each queued run is driven in this process, on a thread of its own, exactly
+/// as `pipe run` drives one (the same pipeline loading, `RunRequest`, engine and run store). The controller will
+/// replace it with its run queue.
+final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
+    private let project: ProjectFolder
+    private let hostsFile: URL
+    private let store: RunStore
+    private let environment: [String: String]
+    private let log: @Sendable (String) -> Void
+    private let lock = NSLock()
+    private var active: [String: CancellationToken] = [:]
+    private let running = DispatchGroup()
+
+    init(
+        project: ProjectFolder, hostsFile: URL, store: RunStore, environment: [String: String],
+        log: @escaping @Sendable (String) -> Void
+    ) {
+        self.project = project
+        self.hostsFile = hostsFile
+        self.store = store
+        self.environment = environment
+        self.log = log
+    }
+
+    /// Cancels every run in progress and waits until each has stopped its remote processes and ended.
+    func cancelAll(reason: String) {
+        lock.lock()
+        let tokens = Array(active.values)
+        lock.unlock()
+        for token in tokens { token.cancel(reason: reason) }
+        running.wait()
+    }
+
+    // MARK: - ChatOpsBackend
+
+    func pipelineNames() throws -> [String] { project.availablePipelines() }
+
+    func enqueue(_ chat: ChatRunRequest) throws -> ChatQueuedRun {
+        // A name, never a path: the chat chooses among the project's pipelines only.
+        guard project.availablePipelines().contains(chat.pipeline) else {
+            throw ChatOpsBackendError("no pipeline '\(chat.pipeline)' in pipelines/")
+        }
+        let file = try project.pipelineFile(for: chat.pipeline, currentDirectory: project.url)
+        var parameters: [String: String] = [:]
+        for pair in chat.parameters { parameters[pair.key] = pair.value }
+        var pipeline: Pipeline
+        do {
+            pipeline = try PipelineLoader(registry: BuiltInPlugins.schemas).load(
+                path: file, parameters: parameters, environment: environment)
+        } catch {
+            throw ChatOpsBackendError(error.description)
+        }
+        if let ref = chat.ref { pipeline.repository.ref = ref }
+        let secrets = try Self.userFacing {
+            try SecretValues.resolve(pipeline.secrets, environment: environment, projectDirectory: project.url)
+        }
+        let hosts: [HostConfig]
+        do {
+            hosts = try HostsFileLoader.load(path: hostsFile, environment: environment)
+        } catch {
+            throw ChatOpsBackendError("the hosts file is not valid: \(error.description)")
+        }
+        let request = RunRequest(
+            pipeline: pipeline, projectDirectory: project.url, requestedBy: chat.requestedBy, reason: chat.reason,
+            trigger: "chat", secrets: secrets)
+        let token = CancellationToken()
+        let started = RunStartSink(log: log)
+        let engine = RunEngine(
+            checkout: GitSourceCheckout(cancellation: token), connector: SSHHostConnector(environment: environment),
+            inspector: AppleHostInspector(), plugins: BuiltInPlugins.registry, hosts: hosts, events: started,
+            cancellation: token, store: store)
+        engine.reports = StandardReports()
+        running.enter()
+        let thread = Thread { [self] in
+            defer { running.leave() }
+            do {
+                let result = try engine.run(request)
+                log("chatops: run \(result.runID) ended: exit \(result.exitCode.rawValue)")
+            } catch {
+                started.failed(error)
+                log("chatops: a run of \(chat.pipeline) could not be recorded: \(error)")
+            }
+            if let runID = started.runID {
+                lock.lock()
+                active[runID] = nil
+                lock.unlock()
+            }
+        }
+        thread.name = "pipe-chatops-run"
+        thread.start()
+        // The engine claims the run id and records the run before it touches the network: this is quick.
+        let runID: String
+        do {
+            runID = try started.waitForRunID(seconds: 2)
+        } catch {
+            // The chat is told it was not queued, so it must not run later behind the person's back.
+            token.cancel(reason: "cancelled: it was not recorded within 2 s, and the chat was told so")
+            throw error
+        }
+        lock.lock()
+        active[runID] = token
+        lock.unlock()
+        return ChatQueuedRun(runID: runID, pipeline: pipeline.name, ref: pipeline.repository.ref)
+    }
+
+    func resolveRun(_ typed: String?) throws -> String {
+        try Self.userFacing { try store.resolveRunID(typed ?? "last") }
+    }
+
+    func record(run runID: String) throws -> RunRecord? { try store.run(runID)?.record }
+
+    func runs(pipeline: String?, limit: Int) throws -> [RunSummary] {
+        try store.listRuns(RunFilter(pipeline: pipeline, limit: limit))
+    }
+
+    func signoff(_ request: ChatSignoffRequest) throws -> ChatSignoffReceipt {
+        guard let run = try store.run(request.runID) else { throw ChatOpsBackendError("no run \(request.runID)") }
+        guard let layer = run.record.layers.first(where: { $0.name == request.layer }) else {
+            var message = "run \(request.runID) has no layer '\(request.layer)'"
+            if let near = EditDistance.nearest(to: request.layer, in: run.record.layers.map(\.name)) {
+                message += "; did you mean '\(near)'?"
+            }
+            throw ChatOpsBackendError(message)
+        }
+        let signable: [LayerOutcome] = [.awaitingSignoff, .signedOff, .rejected]
+        guard let outcome = layer.outcome, signable.contains(outcome) else {
+            throw ChatOpsBackendError(
+                "layer \(request.layer) of run \(request.runID) is \(layer.outcome?.rawValue ?? "not ended"): only a "
+                    + "manual layer awaiting sign-off (a checklist) is signed; nothing was recorded")
+        }
+        var parts: [String] = []
+        if let note = request.note, !note.isEmpty { parts.append(note) }
+        parts += request.fields.map { "\($0.key)=\($0.value)" }
+        let recorded = try store.appendSignoff(
+            SignoffRequest(
+                runID: request.runID, layer: request.layer,
+                decision: request.verdict == .pass ? .signedOff : .rejected, signedBy: request.signedBy,
+                note: parts.isEmpty ? nil : parts.joined(separator: " · "), at: request.at))
+        return ChatSignoffReceipt(
+            signoffID: recorded.id, runID: request.runID, layer: request.layer, verdict: request.verdict,
+            signedBy: request.signedBy, releaseGate: nil)
+    }
+
+    func gate(run runID: String, gate: Gate) throws -> ChatGateReport {
+        guard let run = try store.run(runID) else { throw ChatOpsBackendError("no run \(runID)") }
+        return Self.evaluate(gate, record: run.record, signoffs: run.signoffs)
+    }
+
+    func hosts() throws -> [ChatHostReport] {
+        let hosts: [HostConfig]
+        do {
+            hosts = try HostsFileLoader.load(path: hostsFile, environment: environment)
+        } catch {
+            throw ChatOpsBackendError("the hosts file is not valid: \(error.description)")
+        }
+        let leases = (store as? HostLeaseStore).flatMap { try? $0.activeLeases(host: nil) } ?? []
+        let health = (store as? HostLeaseStore).flatMap { try? $0.hostHealth(hosts.map(\.name)) } ?? []
+        return hosts.map { host in
+            let latest = health.first { $0.host == host.name }?.latest
+            return ChatHostReport(
+                name: host.name, endpoint: host.endpoint, capacity: host.capacity,
+                busy: leases.filter { $0.host == host.name && $0.kind == .hostSlot }.count, usable: latest?.usable,
+                problem: latest?.problem, checkedAt: latest?.checkedAt)
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// A gate judged from the record: each layer of the gate (release includes merge) passes when it is passed,
+    /// flaky or signed off. `GateEvaluation` (issue 4) replaces this when it lands.
+    static func evaluate(_ gate: Gate, record: RunRecord, signoffs: [Signoff]) -> ChatGateReport {
+        let included = record.layers.filter { gate == .release || $0.gate == .merge }
+        var layers: [ChatGateReport.Layer] = []
+        var failed = false
+        var unjudged = false
+        var pending = false
+        for layer in included {
+            var outcome = layer.outcome
+            if let latest = signoffs.last(where: { $0.layer == layer.name }) { outcome = latest.decision.outcome }
+            let reason: String
+            switch outcome {
+            case .passed?, .flaky?, .signedOff?: reason = "passes"
+            case .awaitingSignoff?:
+                pending = true
+                reason = "awaits sign-off"
+            case .rejected?, .testsFailed?, .buildFailed?, .timedOut?:
+                failed = true
+                reason = layer.evidence.first ?? "failed"
+            default:
+                unjudged = true
+                reason = layer.evidence.first ?? "not run"
+            }
+            layers.append(.init(name: layer.name, gate: layer.gate, outcome: outcome, reason: reason))
+        }
+        let ended = [.finished, .cancelled, .interrupted].contains(record.status)
+        let verdict: ChatGateReport.Verdict =
+            failed ? .failed : (unjudged || !ended) ? .couldNotJudge : pending ? .pendingSignoff : .passed
+        let headline: String
+        switch verdict {
+        case .passed: headline = "\(gate.rawValue) gate passed"
+        case .failed: headline = "\(gate.rawValue) gate failed"
+        case .couldNotJudge:
+            headline = ended ? "\(gate.rawValue) gate could not be judged" : "the run is \(record.status.rawValue)"
+        case .pendingSignoff: headline = "\(gate.rawValue) gate pending: sign-offs awaited"
+        }
+        return ChatGateReport(
+            runID: record.runID, pipeline: record.pipeline, gate: gate, verdict: verdict, headline: headline,
+            layers: layers)
+    }
+
+    /// Errors a person fixes (a missing secret, an unknown run) become messages for the chat.
+    private static func userFacing<Value>(_ body: () throws -> Value) throws -> Value {
+        do {
+            return try body()
+        } catch let error as RequestError {
+            throw ChatOpsBackendError(error.message)
+        } catch let error as RunIDLookupError {
+            throw ChatOpsBackendError(error.description)
+        } catch let error as PipeBasicsError {
+            throw ChatOpsBackendError(error.description)
+        }
+    }
+}
+
+/// Catches the run id as soon as the engine has recorded the run, and notes its end in the server's log.
+private final class RunStartSink: EventSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private let ready = DispatchSemaphore(value: 0)
+    private var id: String?
+    private var failure: Error?
+    private let log: @Sendable (String) -> Void
+
+    init(log: @escaping @Sendable (String) -> Void) { self.log = log }
+
+    var runID: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return id
+    }
+
+    func emit(_ event: RunEvent) {
+        switch event {
+        case .runStarted(let runID, let pipeline, let requestedBy):
+            lock.lock()
+            id = runID
+            lock.unlock()
+            ready.signal()
+            log("chatops: run \(runID) of \(pipeline) started for \(requestedBy)")
+        case .warning(let text):
+            log("chatops: \(runID ?? "run"): \(text)")
+        default:
+            break
+        }
+    }
+
+    func failed(_ error: Error) {
+        lock.lock()
+        failure = error
+        lock.unlock()
+        ready.signal()
+    }
+
+    func waitForRunID(seconds: Double) throws -> String {
+        _ = ready.wait(timeout: .now() + seconds)
+        lock.lock()
+        defer { lock.unlock() }
+        if let id { return id }
+        throw ChatOpsBackendError(
+            "the run could not be queued: "
+                + (failure.map { "\($0)" } ?? "it was not recorded within \(Int(seconds)) s"))
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import PipeBasics
+import PipeCore
+
+extension ChatOpsEndpoint {
+    /// Verifies, reads, limits, parses, authorizes and carries out one complete request.
+    func handle(_ request: HTTPRequest) -> Outcome {
+        let now = clock()
+        var entry = ChatAuditEntry(
+            at: now, remoteAddress: request.head.remoteAddress, status: nil, decision: .refused, reason: "")
+        func refuse(_ status: Int, _ reason: String, text: String? = nil) -> Outcome {
+            entry.decision = .refused
+            entry.reason = reason
+            return Outcome(response: Self.ephemeral(text ?? reason, status: status), audit: entry)
+        }
+
+        // 1. Proof that the chat sent it, before anything else is believed. Slack signs the raw bytes, so it is
+        //    checked before the body is even decoded; Mattermost's token is a form field.
+        var form: [String: String] = [:]
+        do {
+            if config.dialect == .slack { try verifier.verify(request, form: [:], now: now) }
+            form = try FormDecoder.dictionary(request.body)
+            if config.dialect == .mattermost { try verifier.verify(request, form: form, now: now) }
+        } catch let failure as VerificationFailure {
+            return refuse(failure.status, failure.message)
+        } catch {
+            return refuse(400, "the body is not a form: \(error)")
+        }
+        let command: SlashCommand
+        do {
+            command = try SlashCommand(form: form)
+        } catch {
+            return refuse(400, "not a slash command: \(error.message)")
+        }
+        entry.verified = true
+        entry.userID = command.userID
+        entry.userName = command.userName.isEmpty ? nil : command.userName
+        entry.channelID = command.channelID.isEmpty ? nil : command.channelID
+        entry.teamID = command.teamID.isEmpty ? nil : command.teamID
+        entry.text = command.text
+
+        // 2. Per-user rate.
+        if let wait = rateLimiter.take(command.userID, now: now) {
+            return refuse(
+                429, "rate limit: \(config.limits.requestsPerMinute) requests a minute per user",
+                text: "too many requests: try again in \(Int(wait.rounded(.up))) s "
+                    + "(\(config.limits.requestsPerMinute) a minute per user)")
+        }
+
+        // 3. What was asked. Slack escapes &, < and > in the text it sends.
+        let text = config.dialect == .slack ? Self.unescapeSlack(command.text) : command.text
+        let parsed: ChatCommand
+        do {
+            parsed = try ChatCommandParser.parse(text)
+        } catch {
+            entry.decision = .failed
+            entry.reason = "not understood: \(error.message)"
+            let help = ChatCommandParser.help(topic: error.command, command: command.command)
+            return Outcome(response: Self.ephemeral("\(error.message)\n\(help)"), audit: entry)
+        }
+        entry.command = parsed.name
+        return carryOut(parsed, command: command, entry: entry, now: now)
+    }
+
+    private func carryOut(_ parsed: ChatCommand, command: SlashCommand, entry: ChatAuditEntry, now: Date) -> Outcome {
+        var entry = entry
+        let authorization = config.authorization
+        let who = command.requester
+        func answer(_ text: String, decision: ChatAuditEntry.Decision = .accepted, reason: String) -> Outcome {
+            entry.decision = decision
+            entry.reason = reason
+            return Outcome(response: Self.ephemeral(text), audit: entry)
+        }
+        func forbid(_ reason: String) -> Outcome {
+            entry.decision = .refused
+            entry.reason = reason
+            if let channel = responseChannel(command, now: now, inChannel: false) {
+                notifier.send("refused: \(ChatText.plain(reason))", to: channel, summary: "a refusal")
+            }
+            return Outcome(response: Self.ephemeral("refused: \(reason)", status: 403), audit: entry)
+        }
+        func failed(_ action: String, _ error: Error) -> Outcome {
+            let message = (error as? ChatOpsBackendError)?.message ?? "could not \(action): \(error)"
+            return answer(message, decision: .failed, reason: message)
+        }
+
+        if case .help(let topic) = parsed {
+            return answer(ChatCommandParser.help(topic: topic, command: command.command), reason: "help")
+        }
+        guard authorization.mayRead(user: command.userID, channel: command.channelID) else {
+            return forbid(authorization.readRefusal(user: command.userID, channel: command.channelID, who: who))
+        }
+        do {
+            switch parsed {
+            case .help:
+                return answer(ChatCommandParser.help(command: command.command), reason: "help")
+            case .run(let pipeline, let ref, let parameters):
+                let known = try backend.pipelineNames()
+                guard known.contains(pipeline) else {
+                    var message = "no pipeline '\(ChatText.plain(pipeline))'"
+                    if let near = EditDistance.nearest(to: pipeline, in: known) {
+                        message += "; did you mean '\(near)'?"
+                    }
+                    message += known.isEmpty ? "" : " (pipelines: \(known.joined(separator: ", ")))"
+                    return answer(
+                        message + "\n" + ChatCommandParser.help(topic: "run", command: command.command),
+                        decision: .failed, reason: "no pipeline \(pipeline)")
+                }
+                guard authorization.mayRun(pipeline, user: command.userID, channel: command.channelID) else {
+                    return forbid(
+                        authorization.runRefusal(pipeline, user: command.userID, channel: command.channelID, who: who))
+                }
+                let queued = try backend.enqueue(
+                    ChatRunRequest(
+                        pipeline: pipeline, ref: ref, parameters: parameters, requestedBy: who,
+                        reason: "chat: \(command.command) \(command.text) (channel \(command.channelID), team "
+                            + "\(command.teamID))",
+                        userID: command.userID, channelID: command.channelID))
+                entry.runID = queued.runID
+                var text = ChatMessages.queued(queued)
+                if let channel = responseChannel(
+                    command, now: now, inChannel: config.resultsInChannel, run: queued.runID)
+                {
+                    watcher.watch(queued.runID, channel: channel)
+                } else {
+                    text +=
+                        "\n(results will not be posted here: this request's response_url is not one "
+                        + "chatops.response-urls allows; `/pipe status \(queued.runID)` shows the run)"
+                }
+                return answer(text, reason: "queued run \(queued.runID) of \(pipeline)")
+            case .status(let typed):
+                let runID = try backend.resolveRun(typed)
+                entry.runID = runID
+                guard let record = try backend.record(run: runID) else {
+                    return answer(
+                        "run \(runID) has not started yet (it waits in the queue), or is unknown", decision: .failed,
+                        reason: "no record of run \(runID)")
+                }
+                return answer(ChatMessages.status(record), reason: "status of \(runID)")
+            case .runs(let pipeline):
+                return answer(
+                    ChatMessages.runs(try backend.runs(pipeline: pipeline, limit: 10), pipeline: pipeline),
+                    reason: "runs")
+            case .gate(let typed, let gate):
+                let runID = try backend.resolveRun(typed)
+                entry.runID = runID
+                return answer(
+                    ChatMessages.gate(try backend.gate(run: runID, gate: gate)), reason: "\(gate) gate of \(runID)")
+            case .hosts:
+                return answer(ChatMessages.hosts(try backend.hosts()), reason: "hosts")
+            case .signoff(let typed, let layer, let verdict, let fields, let note):
+                let runID = try backend.resolveRun(typed)
+                entry.runID = runID
+                guard let record = try backend.record(run: runID) else {
+                    return answer(
+                        "run \(runID) has not started yet (it waits in the queue), or is unknown", decision: .failed,
+                        reason: "no record of run \(runID)")
+                }
+                guard authorization.maySignoff(pipeline: record.pipeline, layer: layer, user: command.userID) else {
+                    return forbid(
+                        authorization.signoffRefusal(
+                            pipeline: record.pipeline, layer: layer, user: command.userID, who: who))
+                }
+                let receipt = try backend.signoff(
+                    ChatSignoffRequest(
+                        runID: runID, layer: layer, verdict: verdict, fields: fields, note: note, signedBy: who, at: now
+                    ))
+                return answer(
+                    ChatMessages.signedOff(receipt), reason: "signed \(layer) of \(runID): \(verdict.rawValue)")
+            }
+        } catch {
+            return failed(parsed.name, error)
+        }
+    }
+
+    /// The request's `response_url` as a channel, when there is one and the config allows it.
+    func responseChannel(_ command: SlashCommand, now: Date, inChannel: Bool, run: String? = nil) -> ResponseChannel? {
+        guard let url = command.responseURL else { return nil }
+        guard config.responseURLPrefixes.contains(where: { url.hasPrefix($0) }) else {
+            log(
+                "chatops: not posting to the response_url of \(command.requester): it does not start with any of "
+                    + "chatops.response-urls (\(config.responseURLPrefixes.joined(separator: ", ")))")
+            return nil
+        }
+        return notifier.channel(
+            url: url, requestedAt: now, inChannel: inChannel,
+            label: command.requester + (run.map { ", run \($0)" } ?? ""))
+    }
+
+    /// Slack sends `&`, `<` and `>` in a command's text as `&amp;`, `&lt;` and `&gt;`.
+    static func unescapeSlack(_ text: String) -> String {
+        text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+}

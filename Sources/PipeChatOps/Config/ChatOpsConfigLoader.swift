@@ -1,0 +1,271 @@
+import Foundation
+import PipeBasics
+import PipeCore
+import PipeSpec
+
+/// Reads a `chatops:` section into a `ChatOpsConfig`, reporting every problem at once with `file:line:column`.
+///
+/// The controller calls `load(_:file:)` with the value of its config's `chatops:` key; `pipe chatops serve` calls
+/// `load(path:)` on a file whose top level holds `chatops:`. The format is in docs/chatops.md.
+public enum ChatOpsConfigLoader {
+    static let keys = [
+        "address", "port", "path", "dialect", "secret", "timestamp-window", "response-urls", "results", "audit-log",
+        "limits", "authorization",
+    ]
+    static let limitKeys = ["body-bytes", "header-bytes", "connections", "request-time", "requests-per-minute"]
+
+    /// Reads a file whose top level has a `chatops:` mapping (other top-level keys are left to their owners).
+    public static func load(path: URL) throws(SpecErrors) -> ChatOpsConfig {
+        let file = path.relativePath
+        guard let data = FileManager.default.contents(atPath: path.path) else {
+            throw SpecErrors(SpecProblem(file: file, mark: nil, message: "cannot read this file; check the path"))
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let root = try YAMLParser.parse(text, file: file), let entries = root.mapping,
+            let section = entries.first(where: { $0.key.keyText == "chatops" })?.value
+        else {
+            throw SpecErrors(
+                SpecProblem(file: file, mark: .start, message: "no `chatops:` section; see docs/chatops.md"))
+        }
+        return try load(section, file: file)
+    }
+
+    /// Decodes the value of a `chatops:` key found in `file`.
+    public static func load(_ node: YAMLNode, file: String, keyPath: String = "chatops") throws(SpecErrors)
+        -> ChatOpsConfig
+    {
+        let reader = Reader(file: file)
+        let config = reader.config(node, path: keyPath)
+        guard reader.problems.isEmpty, let config else {
+            throw SpecErrors(
+                reader.problems.isEmpty ? [reader.problem(node, keyPath, "is not valid")] : reader.problems)
+        }
+        return config
+    }
+
+    /// Collects problems while decoding.
+    final class Reader {
+        let file: String
+        var problems: [SpecProblem] = []
+
+        init(file: String) { self.file = file }
+
+        func problem(_ node: YAMLNode, _ path: String, _ message: String) -> SpecProblem {
+            SpecProblem(file: file, mark: node.start, keyPath: path, message: message)
+        }
+
+        func error(_ node: YAMLNode, _ path: String, _ message: String) {
+            problems.append(problem(node, path, message))
+        }
+
+        /// A mapping's entries by key, reporting unknown keys (with the nearest known one) and repeated ones.
+        func mapping(_ node: YAMLNode, _ path: String, allowed: [String]?) -> [String: YAMLNode]? {
+            guard let entries = node.mapping else {
+                error(node, path, "must be a mapping of keys to values")
+                return nil
+            }
+            var values: [String: YAMLNode] = [:]
+            for entry in entries {
+                guard let key = entry.key.keyText else {
+                    error(entry.key, path, "keys must be plain text")
+                    continue
+                }
+                if values[key] != nil {
+                    error(entry.key, "\(path).\(key)", "is given twice")
+                    continue
+                }
+                if let allowed, !allowed.contains(key) {
+                    var message = "unknown key"
+                    if let near = EditDistance.nearest(to: key, in: allowed) {
+                        message += "; did you mean '\(near)'?"
+                    } else {
+                        message += "; expected one of \(allowed.joined(separator: ", "))"
+                    }
+                    error(entry.key, "\(path).\(key)", message)
+                    continue
+                }
+                values[key] = entry.value
+            }
+            return values
+        }
+
+        func string(_ node: YAMLNode?, _ path: String) -> String? {
+            guard let node else { return nil }
+            guard let scalar = node.scalar, scalar.resolved != .null || scalar.isText else {
+                error(node, path, "must be text")
+                return nil
+            }
+            return scalar.text
+        }
+
+        func integer(_ node: YAMLNode?, _ path: String, range: ClosedRange<Int>) -> Int? {
+            guard let node else { return nil }
+            guard let scalar = node.scalar, case .integer(let value) = scalar.resolved, range.contains(value) else {
+                error(node, path, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+                return nil
+            }
+            return value
+        }
+
+        func duration(_ node: YAMLNode?, _ path: String) -> Double? {
+            guard let node else { return nil }
+            guard let text = node.scalar?.text, let seconds = DurationParser.seconds(from: text) else {
+                error(node, path, "must be a duration such as 10s or 5m")
+                return nil
+            }
+            return seconds
+        }
+
+        func strings(_ node: YAMLNode?, _ path: String) -> [String]? {
+            guard let node else { return nil }
+            if node.scalar != nil { return string(node, path).map { [$0] } }
+            guard let items = node.sequence else {
+                error(node, path, "must be a list of text")
+                return nil
+            }
+            return items.enumerated().compactMap { index, item in string(item, "\(path)[\(index)]") }
+        }
+
+        func config(_ node: YAMLNode, path: String) -> ChatOpsConfig? {
+            guard let values = mapping(node, path, allowed: ChatOpsConfigLoader.keys) else { return nil }
+            var dialect = ChatDialect.slack
+            if let text = string(values["dialect"], "\(path).dialect") {
+                if let value = ChatDialect(rawValue: text) {
+                    dialect = value
+                } else if let node = values["dialect"] {
+                    error(node, "\(path).dialect", "must be slack or mattermost")
+                }
+            }
+            let secret = secretSource(values["secret"], "\(path).secret", node: node)
+            var config = ChatOpsConfig(dialect: dialect, secret: secret ?? .environment("PIPE_CHATOPS_SECRET"))
+            if let address = string(values["address"], "\(path).address") { config.address = address }
+            if let port = integer(values["port"], "\(path).port", range: 0...65535) { config.port = UInt16(port) }
+            if let route = string(values["path"], "\(path).path") {
+                if route.hasPrefix("/"), !route.contains("?") {
+                    config.path = route
+                } else if let node = values["path"] {
+                    error(node, "\(path).path", "must start with / and hold no query, e.g. /chatops/slash")
+                }
+            }
+            if let window = duration(values["timestamp-window"], "\(path).timestamp-window") {
+                config.timestampWindowSeconds = window
+            }
+            if let prefixes = strings(values["response-urls"], "\(path).response-urls") {
+                for (index, prefix) in prefixes.enumerated() where !Self.isURLPrefix(prefix) {
+                    if let node = values["response-urls"] {
+                        error(
+                            node.sequence?[index] ?? node, "\(path).response-urls",
+                            "'\(prefix)' must be the start of a URL up to a / after the host (or the : before the "
+                                + "port), e.g. https://hooks.slack.com/ — else https://hooks.slack.com.evil.example "
+                                + "would match too")
+                    }
+                }
+                config.responseURLPrefixes = prefixes
+            }
+            if let results = string(values["results"], "\(path).results") {
+                switch results {
+                case "channel": config.resultsInChannel = true
+                case "private": config.resultsInChannel = false
+                default:
+                    if let node = values["results"] {
+                        error(node, "\(path).results", "must be channel (everyone in it sees) or private")
+                    }
+                }
+            }
+            config.auditLog = string(values["audit-log"], "\(path).audit-log")
+            if let node = values["limits"] { config.limits = limits(node, "\(path).limits") }
+            if let node = values["authorization"] {
+                config.authorization = authorization(node, "\(path).authorization")
+            } else {
+                error(
+                    node, path,
+                    "missing required key 'authorization': name the users and channels allowed to use the endpoint")
+            }
+            return secret == nil ? nil : config
+        }
+
+        /// `https://host/…` or `http://host:`: the host part must be closed, so no other host can extend it.
+        static func isURLPrefix(_ prefix: String) -> Bool {
+            guard let scheme = ["https://", "http://"].first(where: { prefix.hasPrefix($0) }) else { return false }
+            let rest = prefix.dropFirst(scheme.count)
+            guard let host = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first,
+                !host.isEmpty
+            else { return false }
+            return rest.contains("/") || rest.hasSuffix(":")
+        }
+
+        func secretSource(_ node: YAMLNode?, _ path: String, node parent: YAMLNode) -> SecretSource? {
+            guard let node else {
+                error(parent, path, "missing: say where the secret is read, `secret: {env: NAME}` or `{file: path}`")
+                return nil
+            }
+            if node.scalar != nil {
+                // The value is not repeated: it is a secret written where it must never be.
+                error(
+                    node, path,
+                    "the secret itself is never written in this file; name where it is read instead: "
+                        + "`secret: {env: NAME}` or `secret: {file: path}`")
+                return nil
+            }
+            guard let values = mapping(node, path, allowed: ["env", "file"]) else { return nil }
+            switch (string(values["env"], "\(path).env"), string(values["file"], "\(path).file")) {
+            case (let name?, nil) where !name.isEmpty: return .environment(name)
+            case (nil, let file?) where !file.isEmpty: return .file(file)
+            default:
+                error(node, path, "give exactly one of env: (an environment variable) or file: (a file)")
+                return nil
+            }
+        }
+
+        func limits(_ node: YAMLNode, _ path: String) -> ChatOpsLimits {
+            var limits = ChatOpsLimits()
+            guard let values = mapping(node, path, allowed: ChatOpsConfigLoader.limitKeys) else { return limits }
+            if let value = integer(values["body-bytes"], "\(path).body-bytes", range: 512...1_048_576) {
+                limits.bodyBytes = value
+            }
+            if let value = integer(values["header-bytes"], "\(path).header-bytes", range: 1024...1_048_576) {
+                limits.headerBytes = value
+            }
+            if let value = integer(values["connections"], "\(path).connections", range: 1...10_000) {
+                limits.connections = value
+            }
+            if let value = duration(values["request-time"], "\(path).request-time") {
+                limits.requestSeconds = value
+            }
+            if let value = integer(values["requests-per-minute"], "\(path).requests-per-minute", range: 1...100_000) {
+                limits.requestsPerMinute = value
+            }
+            return limits
+        }
+
+        func authorization(_ node: YAMLNode, _ path: String) -> ChatAuthorization {
+            var result = ChatAuthorization()
+            guard let values = mapping(node, path, allowed: ["users", "channels"]) else { return result }
+            result.users = grants(values["users"], "\(path).users", allowSignoff: true)
+            result.channels = grants(values["channels"], "\(path).channels", allowSignoff: false)
+            return result
+        }
+
+        func grants(_ node: YAMLNode?, _ path: String, allowSignoff: Bool) -> [String: ChatAuthorization.Grant] {
+            guard let node else { return [:] }
+            guard let entries = mapping(node, path, allowed: nil) else { return [:] }
+            var grants: [String: ChatAuthorization.Grant] = [:]
+            let allowed = allowSignoff ? ["name", "run", "signoff"] : ["name", "run"]
+            for (id, value) in entries {
+                let here = "\(path).\(id)"
+                guard let fields = mapping(value, here, allowed: allowed) else { continue }
+                var grant = ChatAuthorization.Grant(name: string(fields["name"], "\(here).name"))
+                grant.run = strings(fields["run"], "\(here).run") ?? []
+                grant.signoff = strings(fields["signoff"], "\(here).signoff") ?? []
+                for pattern in grant.signoff where !pattern.contains("/") {
+                    if let node = fields["signoff"] {
+                        error(
+                            node, "\(here).signoff", "'\(pattern)' must be pipeline/layer, e.g. app-intents/shortcuts")
+                    }
+                }
+                grants[id] = grant
+            }
+            return grants
+        }
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Signatures accepted recently: a signature seen again while its timestamp is still inside the window is a replay.
+///
+/// Only signatures that verified are remembered (an attacker cannot fill it with junk), and each is forgotten once
+/// its timestamp can no longer pass the window check anyway. Thread-safe.
+public final class ReplayCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seen: Set<String> = []
+    /// In arrival order with one lifetime for all, so the oldest is always first.
+    private var expiries: [(at: Date, signature: String)] = []
+    private var head = 0
+    private let lifetime: TimeInterval
+
+    /// - Parameter window: the timestamp window; a signature is kept for twice that (a timestamp may be up to one
+    ///   window in the future and then stays valid for one more).
+    public init(window: TimeInterval) { lifetime = 2 * window }
+
+    /// Remembers `signature`; `false` when it was already seen (a replay).
+    public func claim(_ signature: String, now: Date = Date()) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        while head < expiries.count, expiries[head].at <= now {
+            seen.remove(expiries[head].signature)
+            head += 1
+        }
+        if head > 1024, head * 2 > expiries.count {
+            expiries.removeFirst(head)
+            head = 0
+        }
+        guard seen.insert(signature).inserted else { return false }
+        expiries.append((now.addingTimeInterval(lifetime), signature))
+        return true
+    }
+
+    /// How many signatures are remembered.
+    public var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return seen.count
+    }
+}

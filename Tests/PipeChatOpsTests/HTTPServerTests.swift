@@ -1,0 +1,159 @@
+import Foundation
+import PipeChatOps
+import XCTest
+
+/// The libmicrohttpd server over real sockets: whole bodies, limits, the total-time watchdog, the answer queue,
+/// and libcurl posting to it.
+final class HTTPServerTests: XCTestCase {
+    /// Answers with the body's length; records what it was given.
+    final class Recorder: HTTPServerDelegate, @unchecked Sendable {
+        private let lock = NSLock()
+        private(set) var requests: [HTTPRequest] = []
+        private(set) var refusals: [(status: Int?, reason: String)] = []
+        var delay: Double = 0
+        var answer: (HTTPRequest) -> HTTPResponse = { .text(200, "got \($0.body.count) bytes") }
+
+        func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
+            head.path == "/refuse" ? .text(404, "not here") : nil
+        }
+
+        func respond(to request: HTTPRequest) -> HTTPResponse {
+            lock.lock()
+            requests.append(request)
+            lock.unlock()
+            if delay > 0 { Thread.sleep(forTimeInterval: delay) }
+            return answer(request)
+        }
+
+        func refused(_ head: HTTPRequestHead?, remoteAddress: String, status: Int?, reason: String) {
+            lock.lock()
+            refusals.append((status, reason))
+            lock.unlock()
+        }
+
+        var requestCount: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return requests.count
+        }
+
+        var refusalReasons: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return refusals.map(\.reason)
+        }
+    }
+
+    private var server: HTTPServer?
+
+    override func tearDown() {
+        server?.stop()
+        super.tearDown()
+    }
+
+    private func start(_ recorder: Recorder, limits: HTTPServerLimits = HTTPServerLimits()) throws -> HTTPServer {
+        let server = try HTTPServer(address: "127.0.0.1", port: 0, limits: limits, delegate: recorder)
+        self.server = server
+        XCTAssertGreaterThan(server.port, 0)
+        return server
+    }
+
+    func testABodySentInPiecesArrivesWholeAndByteForByte() throws {
+        let recorder = Recorder()
+        let server = try start(recorder)
+        let body = (0..<3).map { "part\($0)=" + String(repeating: "x", count: 1500) + "&" }.joined() + "ü=1"
+        let client = try SocketClient(port: server.port)
+        client.send(
+            "POST /in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                + "X-Custom: a\r\nContent-Length: \(Array(body.utf8).count)\r\n\r\n")
+        var rest = Substring(body)
+        while !rest.isEmpty {
+            Thread.sleep(forTimeInterval: 0.05)
+            client.send(String(rest.prefix(700)))
+            rest = rest.dropFirst(700)
+        }
+        let answer = client.readAll(seconds: 3)
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200"), answer)
+        XCTAssertEqual(recorder.requests.first?.body, Array(body.utf8))
+        XCTAssertEqual(recorder.requests.first?.head.header("x-custom"), "a")
+        XCTAssertEqual(recorder.requests.first?.head.mediaType, "application/x-www-form-urlencoded")
+        XCTAssertEqual(recorder.requests.first?.head.remoteAddress, "127.0.0.1")
+    }
+
+    func testASlowClientIsCutOffAtTheTotalLimitThoughItNeverGoesIdle() throws {
+        let recorder = Recorder()
+        let server = try start(recorder, limits: HTTPServerLimits(requestSeconds: 1))
+        let client = try SocketClient(port: server.port)
+        client.send("POST /in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 100\r\n\r\n")
+        let started = Date()
+        // One byte every 0.2 s: never idle for libmicrohttpd's timeout, far too slow in total.
+        var sent = 0
+        while sent < 100, client.send("a") {
+            sent += 1
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertLessThan(sent, 100, "the connection was cut before the body was complete")
+        XCTAssertLessThan(elapsed, 2.5, "cut near the 1 s limit (took \(elapsed) s)")
+        XCTAssertEqual(recorder.requestCount, 0, "nothing reached the workers")
+        Thread.sleep(forTimeInterval: 0.2)
+        XCTAssertTrue(recorder.refusalReasons.contains { $0.contains("cut off") }, "\(recorder.refusalReasons)")
+    }
+
+    func testBodiesOverTheLimitAreRefusedWithAndWithoutALength() throws {
+        let recorder = Recorder()
+        let server = try start(recorder, limits: HTTPServerLimits(maxBodyBytes: 1000))
+        let declared = try SocketClient(port: server.port)
+        declared.send("POST /in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 5000\r\n\r\n")
+        // Answered from the headers alone, before a byte of the body is sent.
+        XCTAssertTrue(declared.readAll(seconds: 2).hasPrefix("HTTP/1.1 413"))
+
+        let chunked = try SocketClient(port: server.port)
+        chunked.send("POST /in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for _ in 0..<3 { chunked.send("1f4\r\n" + String(repeating: "b", count: 500) + "\r\n") }
+        chunked.send("0\r\n\r\n")
+        XCTAssertTrue(chunked.readAll(seconds: 2).hasPrefix("HTTP/1.1 413"))
+        XCTAssertEqual(recorder.requestCount, 0)
+    }
+
+    func testScreenedRequestsAndHeadsOverTheLimitAreRefused() throws {
+        let recorder = Recorder()
+        let server = try start(recorder, limits: HTTPServerLimits(maxHeaderBytes: 2048))
+        let refused = try SocketClient(port: server.port)
+        refused.send("POST /refuse HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 3\r\n\r\nabc")
+        XCTAssertTrue(refused.readAll(seconds: 2).hasPrefix("HTTP/1.1 404"))
+        let big = try SocketClient(port: server.port)
+        big.send(
+            "POST /in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Big: \(String(repeating: "h", count: 20_000))\r\n\r\n"
+        )
+        let answer = big.readAll(seconds: 2)
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 431"), answer)
+        XCTAssertEqual(recorder.requestCount, 0)
+    }
+
+    func testAnAnswerThatComesTooLateIs503() throws {
+        let recorder = Recorder()
+        recorder.delay = 1
+        let server = try start(recorder, limits: HTTPServerLimits(answerSeconds: 0.3))
+        let outcome = HTTPPoster.postJSON(Array("{}".utf8), to: "http://127.0.0.1:\(server.port)/in")
+        XCTAssertEqual(outcome, .answered(status: 503))
+    }
+
+    func testLibcurlPostsJSONToTheServer() throws {
+        let recorder = Recorder()
+        recorder.answer = { _ in .text(201, "made") }
+        let server = try start(recorder)
+        let body = Array(#"{"text":"héllo"}"#.utf8)
+        XCTAssertEqual(HTTPPoster.postJSON(body, to: "http://127.0.0.1:\(server.port)/hook"), .answered(status: 201))
+        XCTAssertEqual(recorder.requests.first?.body, body)
+        XCTAssertEqual(recorder.requests.first?.head.mediaType, "application/json")
+        XCTAssertEqual(recorder.requests.first?.head.path, "/hook")
+        server.stop()
+        guard case .failed = HTTPPoster.postJSON(body, to: "http://127.0.0.1:\(server.port)/hook") else {
+            return XCTFail("a closed port is a failure")
+        }
+        guard case .failed = HTTPPoster.postJSON(body, to: "file:///etc/passwd") else {
+            return XCTFail("only http and https")
+        }
+    }
+}
