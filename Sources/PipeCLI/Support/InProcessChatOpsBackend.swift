@@ -5,8 +5,7 @@ import PipeCore
 import PipeSpec
 
 /// The backend of `pipe chatops serve`: each queued run is driven in this process, on a thread of its own, exactly
-/// as `pipe run` drives one (the same pipeline loading, `RunRequest`, engine and run store). The controller will
-/// replace it with its run queue.
+/// as `pipe run` drives one (the same pipeline loading, `RunRequest`, engine and run store).
 final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
     private let project: ProjectFolder
     private let hostsFile: URL
@@ -51,7 +50,8 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
         for pair in chat.parameters { parameters[pair.key] = pair.value }
         var pipeline: Pipeline
         do {
-            pipeline = try PipelineLoader(registry: BuiltInPlugins.schemas).load(
+            let catalog = PluginCatalog(projectDirectory: project.url, environment: environment)
+            pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: { _ in })).load(
                 path: file, parameters: parameters, environment: environment)
         } catch {
             throw ChatOpsBackendError(error.description)
@@ -71,11 +71,8 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
             trigger: "chat", secrets: secrets)
         let token = CancellationToken()
         let started = RunStartSink(log: log)
-        let engine = RunEngine(
-            checkout: GitSourceCheckout(cancellation: token), connector: SSHHostConnector(environment: environment),
-            inspector: AppleHostInspector(), plugins: BuiltInPlugins.registry, hosts: hosts, events: started,
-            cancellation: token, store: store)
-        engine.reports = StandardReports()
+        let engine = RunLauncher.makeEngine(
+            for: request, hosts: hosts, store: store, events: started, cancellation: token, environment: environment)
         running.enter()
         let thread = Thread { [self] in
             defer { running.leave() }
@@ -172,46 +169,28 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
 
     // MARK: - Helpers
 
-    /// A gate judged from the record: each layer of the gate (release includes merge) passes when it is passed,
-    /// flaky or signed off. `GateEvaluation` (issue 4) replaces this when it lands.
+    /// The gate as `pipe gate` judges it (`GateEvaluation`), with each layer's latest sign-off applied.
     static func evaluate(_ gate: Gate, record: RunRecord, signoffs: [Signoff]) -> ChatGateReport {
-        let included = record.layers.filter { gate == .release || $0.gate == .merge }
-        var layers: [ChatGateReport.Layer] = []
-        var failed = false
-        var unjudged = false
-        var pending = false
-        for layer in included {
-            var outcome = layer.outcome
-            if let latest = signoffs.last(where: { $0.layer == layer.name }) { outcome = latest.decision.outcome }
-            let reason: String
-            switch outcome {
-            case .passed?, .flaky?, .signedOff?: reason = "passes"
-            case .awaitingSignoff?:
-                pending = true
-                reason = "awaits sign-off"
-            case .rejected?, .testsFailed?, .buildFailed?, .timedOut?:
-                failed = true
-                reason = layer.evidence.first ?? "failed"
-            default:
-                unjudged = true
-                reason = layer.evidence.first ?? "not run"
+        var record = record
+        for index in record.layers.indices {
+            if let latest = signoffs.last(where: { $0.layer == record.layers[index].name }) {
+                record.layers[index].outcome = latest.decision.outcome
             }
-            layers.append(.init(name: layer.name, gate: layer.gate, outcome: outcome, reason: reason))
         }
-        let ended = [.finished, .cancelled, .interrupted].contains(record.status)
-        let verdict: ChatGateReport.Verdict =
-            failed ? .failed : (unjudged || !ended) ? .couldNotJudge : pending ? .pendingSignoff : .passed
-        let headline: String
-        switch verdict {
-        case .passed: headline = "\(gate.rawValue) gate passed"
-        case .failed: headline = "\(gate.rawValue) gate failed"
-        case .couldNotJudge:
-            headline = ended ? "\(gate.rawValue) gate could not be judged" : "the run is \(record.status.rawValue)"
-        case .pendingSignoff: headline = "\(gate.rawValue) gate pending: sign-offs awaited"
+        let evaluation = GateEvaluation.evaluate(gate, record: record)
+        let verdict: ChatGateReport.Verdict
+        switch evaluation.verdict {
+        case .passed: verdict = .passed
+        case .failed: verdict = .failed
+        case .couldNotJudge: verdict = .couldNotJudge
+        case .pendingSignoff: verdict = .pendingSignoff
         }
         return ChatGateReport(
-            runID: record.runID, pipeline: record.pipeline, gate: gate, verdict: verdict, headline: headline,
-            layers: layers)
+            runID: record.runID, pipeline: record.pipeline, gate: gate, verdict: verdict,
+            headline: evaluation.headline,
+            layers: evaluation.layers.map {
+                .init(name: $0.name, gate: $0.gate, outcome: $0.outcome, reason: $0.reason)
+            })
     }
 
     /// Errors a person fixes (a missing secret, an unknown run) become messages for the chat.
