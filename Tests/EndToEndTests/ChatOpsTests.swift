@@ -31,7 +31,7 @@ final class ChatOpsTests: EmulatedHostTestCase {
 
     /// Starts the endpoint on a free port with a config naming alice (may run anything and sign shortcuts) and bob
     /// (may read, run nothing).
-    private func startServer(limits: String = "") throws {
+    private func startServer(limits: String = "", underController: Bool = false) throws {
         try secret.write(
             to: project.url.appendingPathComponent(".pipe/chatops-secret"), atomically: true, encoding: .utf8)
         let config = """
@@ -54,10 +54,18 @@ final class ChatOpsTests: EmulatedHostTestCase {
                   U2BOB:
                     run: []
             """
-        try config.write(
-            to: project.url.appendingPathComponent(".pipe/chatops.yml"), atomically: true, encoding: .utf8)
-        let server = try BackgroundPipe(
-            ["chatops", "serve", "--config", ".pipe/chatops.yml", "--port", "0"], in: project)
+        let server: BackgroundPipe
+        if underController {
+            // The controller's config holds the same section; the file names the secret relative to itself.
+            try config.replacingOccurrences(of: "port: 8088", with: "port: 0").write(
+                to: project.url.appendingPathComponent(".pipe/controller.yml"), atomically: true, encoding: .utf8)
+            server = try BackgroundPipe(["controller", "--config", ".pipe/controller.yml"], in: project)
+        } else {
+            try config.write(
+                to: project.url.appendingPathComponent(".pipe/chatops.yml"), atomically: true, encoding: .utf8)
+            server = try BackgroundPipe(
+                ["chatops", "serve", "--config", ".pipe/chatops.yml", "--port", "0"], in: project)
+        }
         self.server = server
         var port: String?
         waitUntil("the endpoint listens", timeout: 20) {
@@ -190,6 +198,21 @@ final class ChatOpsTests: EmulatedHostTestCase {
         XCTAssertEqual(accepted.first?["command"] as? String, "run")
         XCTAssertEqual(entries.filter { $0["status"] as? Int == 403 }.count, 2)
         XCTAssertFalse(try String(contentsOf: auditURL, encoding: .utf8).contains(secret))
+    }
+
+    func testTheControllerServesTheEndpointAndRunsChatRequestsFromItsQueue() throws {
+        try startServer(underController: true)
+        let answer = try post(form("run app-intents"))
+        XCTAssertEqual(answer.status, 200, answer.body)
+        XCTAssertLessThan(answer.seconds, 3)
+        XCTAssertTrue(answer.text.hasPrefix("queued as run "), answer.text)
+        let runID = String(answer.text.dropFirst("queued as run ".count).prefix { $0 != " " })
+        waitUntil("the controller ran the queued chat request", timeout: 60) {
+            receiver.texts.contains { $0.contains("finished: merge gate passed (exit 0)") }
+        }
+        let record = try project.lastRecord()
+        XCTAssertEqual(record["runID"] as? String, runID, "the run keeps the id the chat was given")
+        XCTAssertEqual((record["request"] as? [String: Any])?["trigger"] as? String, "chat")
     }
 
     func testRefusalsAreAnsweredWithTheRightStatusAndQueueNothing() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import PipeBasics
+import PipeChatOps
 import PipeCore
 import PipeServer
 import PipeSpec
@@ -48,7 +49,9 @@ enum ControllerCommand {
         }
         let project = try context.projectFolder()
         let configURL = configFile(context, project: project)
-        let loader = configLoader(context, project: project)
+        var loader = configLoader(context, project: project)
+        let chatops = ChatOpsSection()
+        loader.additionalSections["chatops"] = chatops.decode
         let config: ControllerConfig
         do {
             config = try loader.load(configURL)
@@ -83,8 +86,49 @@ enum ControllerCommand {
             context.console.err("error: \(error)\n")
             return PipeExitCode.environmentFailure.rawValue
         }
+        // The chat-ops endpoint, when the config has a `chatops:` section: `/pipe run` feeds this controller's queue.
+        // It starts once this controller holds the store's lock, so a refused second controller never listens.
+        var endpoint: ChatOpsEndpoint?
+        if let chatopsConfig = chatops.config {
+            do {
+                endpoint = try startChatOps(
+                    chatopsConfig, configURL: configURL, project: project, hostsFile: hostsFile, store: store,
+                    context: context)
+            } catch {
+                // The config asks for chat-ops: a controller without it would silently drop chat requests.
+                context.console.err("error: the chat-ops endpoint did not start: \(error); stopping\n")
+                controller.requestStop(reason: "the chat-ops endpoint did not start")
+                controller.run()
+                return PipeExitCode.environmentFailure.rawValue
+            }
+        }
         controller.run()
+        endpoint?.stop()
         return 0
+    }
+
+    /// Starts the endpoint with a backend that queues chat requests in the store this controller drains.
+    private static func startChatOps(
+        _ config: ChatOpsConfig, configURL: URL, project: ProjectFolder, hostsFile: URL, store: SQLiteRunStore,
+        context: CommandContext
+    ) throws -> ChatOpsEndpoint {
+        let secret = try ChatOpsSecret.read(
+            config.secret, environment: context.environment, baseDirectory: configURL.deletingLastPathComponent())
+        let console = context.console
+        let log: @Sendable (String) -> Void = { console.err($0 + "\n") }
+        let auditURL = URL(
+            fileURLWithPath: config.auditLog ?? ".pipe/chatops-audit.jsonl", relativeTo: project.url
+        ).standardizedFileURL
+        let reader = InProcessChatOpsBackend(
+            project: project, hostsFile: hostsFile, store: store, environment: context.environment, log: log)
+        let backend = QueueChatOpsBackend(
+            reader: reader, queue: store, project: project, environment: context.environment)
+        let endpoint = ChatOpsEndpoint(
+            config: config, secret: secret, backend: backend, audit: try JSONLinesAuditLog(url: auditURL), log: log)
+        let port = try endpoint.start()
+        let host = config.address.contains(":") ? "[\(config.address)]" : config.address
+        console.out("chatops: listening on http://\(host):\(port)\(config.path) (audit log \(auditURL.path))\n")
+        return endpoint
     }
 
     /// `--config`, or controller.yml in the project folder.
@@ -134,5 +178,23 @@ enum ControllerCommand {
                 + "; grace period \(Int(config.gracePeriodSeconds)) s")
         context.console.out(lines.joined(separator: "\n") + "\n")
         return 0
+    }
+}
+
+/// The controller config's `chatops:` section, decoded by the chat-ops loader with its problems reported in the
+/// controller config's own list (file:line:column).
+final class ChatOpsSection {
+    private(set) var config: ChatOpsConfig?
+
+    func decode(_ document: SpecDocument, _ node: YAMLNode, _ path: SpecKeyPath) {
+        do {
+            config = try ChatOpsConfigLoader.load(node, file: document.file, keyPath: path.description)
+        } catch {
+            config = nil
+            for problem in error.problems {
+                let keys = problem.keyPath.split(separator: ".").map { SpecKeyPath.Component.key(String($0)) }
+                document.error(SpecKeyPath(keys), at: problem.mark, problem.message)
+            }
+        }
     }
 }
