@@ -191,12 +191,26 @@ final class ChatOpsTests: EmulatedHostTestCase {
                 as? [String: Any])
         XCTAssertEqual((shown["signoffs"] as? [Any])?.count, 0, "nothing was signed")
 
+        // The checklist's required fields are checked as `pipe signoff` checks them.
+        let missing = try post(form("signoff last shortcuts pass os_version=18.2"))
+        XCTAssertTrue(missing.text.contains("app_build"), "the missing field is named: \(missing.text)")
+        XCTAssertEqual(try project.pipe(["gate", "last", "--for", "release"]).exitCode, 4, "still pending")
+        let signed = try post(
+            form(#"signoff last shortcuts pass os_version=18.2 app_build=42 note="appeared at once""#))
+        XCTAssertEqual(signed.status, 200, signed.body)
+        let gate = try project.pipe(["gate", "last", "--for", "release"])
+        XCTAssertEqual(gate.exitCode, 0, "signed in the chat, the release gate passes:\n\(gate.combined)")
+        let afterSignoff = try project.pipe(["runs", "show", "last"])
+        XCTAssertTrue(afterSignoff.stdout.contains("alice (U1ALICE)"), afterSignoff.stdout)
+
         let entries = try audit()
         let accepted = entries.filter { $0["decision"] as? String == "accepted" }
         XCTAssertEqual(accepted.first?["runID"] as? String, runID)
         XCTAssertEqual(accepted.first?["userID"] as? String, "U1ALICE")
         XCTAssertEqual(accepted.first?["command"] as? String, "run")
         XCTAssertEqual(entries.filter { $0["status"] as? Int == 403 }.count, 2)
+        XCTAssertTrue(
+            entries.contains { $0["command"] as? String == "signoff" && $0["decision"] as? String == "accepted" })
         XCTAssertFalse(try String(contentsOf: auditURL, encoding: .utf8).contains(secret))
     }
 

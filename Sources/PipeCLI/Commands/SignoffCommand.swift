@@ -59,9 +59,11 @@ enum SignoffCommand {
         let layerName = arguments.argument("layer") ?? ""
         let fields = arguments.keyValues("field").map { (key: $0.key, value: $0.value) }
 
-        let checked: CheckedSignoff
+        let recorder = SignoffRecorder(
+            project: session.project, store: try session.store, environment: context.environment)
+        let checked: SignoffRecorder.CheckedSignoff
         do {
-            checked = try check(run: run, layer: layerName, result: result, fields: fields, session: session)
+            checked = try recorder.check(run: run, layer: layerName, result: result, fields: fields)
         } catch {
             context.console.err("error: \(error.description)\n")
             return PipeExitCode.usage.rawValue
@@ -69,20 +71,9 @@ enum SignoffCommand {
 
         let signer = signer(arguments.string("by"), project: session.project, environment: context.environment)
         let note = arguments.string("note")?.trimmingCharacters(in: .whitespacesAndNewlines)
-        let store = try session.store
-        let recorded = try store.appendSignoff(
-            SignoffRequest(
-                runID: run.record.runID, layer: layerName, decision: result.decision, signedBy: signer,
-                note: storedNote(note, fields: checked.fields, order: fields.map(\.key))))
-        try store.appendEvent(
-            StoredEvent.Draft(
-                type: SignoffEvent.type, layer: layerName,
-                encoding: SignoffEvent(
-                    signoffID: recorded.id, result: result.rawValue, decision: result.decision.rawValue,
-                    signedBy: signer, note: note, fields: checked.fields, at: UTCTimestamp.iso8601(recorded.at)),
-                at: recorded.at),
-            runID: run.record.runID)
-        let updated = try SignoffFiles.write(runID: run.record.runID, layer: layerName, session: session)
+        let (recorded, updated) = try recorder.record(
+            run: run, layer: layerName, result: result, checked: checked, fieldOrder: fields.map(\.key),
+            signer: signer, note: note)
 
         var out = "\(result == .pass ? "✓" : "✗") \(layerName) \(recorded.decision.rawValue) by \(signer) at "
         out += "\(UTCTimestamp.iso8601(recorded.at)) (sign-off #\(recorded.id), run \(run.record.runID))\n"
@@ -97,69 +88,6 @@ enum SignoffCommand {
         out += "\(release.headline) (`pipe gate \(run.record.runID) --for release` exits \(release.verdict.exitCode))\n"
         context.console.out(out)
         return 0
-    }
-
-    /// A sign-off that passed every check, with what it needs to be recorded.
-    struct CheckedSignoff {
-        var pipeline: Pipeline
-        var fields: [String: String]
-    }
-
-    /// Everything that can refuse a sign-off, checked before anything is written.
-    static func check(
-        run: StoredRun, layer name: String, result: SignoffResult, fields: [(key: String, value: String)],
-        session: RunsSession
-    ) throws(SignoffRefusal) -> CheckedSignoff {
-        let record = run.record
-        guard let layer = record.layers.first(where: { $0.name == name }) else {
-            let manual = record.layers.filter { $0.plugin == ChecklistPlugin.kind }.map(\.name)
-            var problem = "run \(record.runID) has no layer '\(name)'"
-            if let near = EditDistance.nearest(to: name, in: record.layers.map(\.name)) {
-                problem += "; did you mean '\(near)'?"
-            }
-            problem +=
-                manual.isEmpty ? " (it has no manual layers)" : " (manual layers: \(manual.joined(separator: ", ")))"
-            throw SignoffRefusal(layer: name, problems: [problem])
-        }
-        let signable: Set<LayerOutcome> = [.awaitingSignoff, .signedOff, .rejected]
-        guard let outcome = layer.outcome, signable.contains(outcome) else {
-            let state = layer.outcome?.rawValue ?? "not ended"
-            let problem =
-                layer.plugin == ChecklistPlugin.kind
-                ? "layer \(name) was not prepared for sign-off in run \(record.runID) (it is \(state)); run the "
-                    + "pipeline again and sign the new run"
-                : "layer \(name) is an automated layer (\(layer.plugin), \(state)): only manual layers are signed"
-            throw SignoffRefusal(layer: name, problems: [problem])
-        }
-        let pipeline: Pipeline
-        do {
-            pipeline = try RunPipelineFile.load(
-                record, project: session.project, environment: session.context.environment)
-        } catch {
-            throw SignoffRefusal(
-                layer: name, problems: [error.description + "; the fields a sign-off needs are declared there"])
-        }
-        guard let spec = pipeline.layer(named: name) else {
-            throw SignoffRefusal(
-                layer: name,
-                problems: [
-                    "\(relativePath(RunPipelineFile.location(of: record, project: session.project), to: session.project.url)) "
-                        + "no longer has a layer '\(name)', so its required fields are unknown; restore it to sign this run"
-                ])
-        }
-        let requirements: SignoffRequirements
-        if spec.plugin == ChecklistPlugin.kind {
-            do {
-                requirements = try ChecklistSettings(layer: spec).requirements
-            } catch {
-                throw SignoffRefusal(layer: name, problems: [error.description])
-            }
-        } else {
-            // A manual layer of an external plugin: Pipe does not know its fields, so it records what is given.
-            requirements = SignoffRequirements(fields: [], fieldsOnFail: [], acceptsUndeclaredFields: true)
-        }
-        let values = try requirements.validate(result: result, fields: fields, layer: name)
-        return CheckedSignoff(pipeline: pipeline, fields: values)
     }
 
     /// Who signs: `--by`, else the project's git `user.email`, else the login name.

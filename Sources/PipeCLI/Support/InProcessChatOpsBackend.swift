@@ -1,3 +1,4 @@
+import ChecklistPlugin
 import Foundation
 import PipeBasics
 import PipeChatOps
@@ -116,32 +117,26 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
         try store.listRuns(RunFilter(pipeline: pipeline, limit: limit))
     }
 
+    /// Checked and recorded exactly as `pipe signoff` does: the checklist's required fields, append-only, with
+    /// the run's files rewritten; a refusal records nothing.
     func signoff(_ request: ChatSignoffRequest) throws -> ChatSignoffReceipt {
         guard let run = try store.run(request.runID) else { throw ChatOpsBackendError("no run \(request.runID)") }
-        guard let layer = run.record.layers.first(where: { $0.name == request.layer }) else {
-            var message = "run \(request.runID) has no layer '\(request.layer)'"
-            if let near = EditDistance.nearest(to: request.layer, in: run.record.layers.map(\.name)) {
-                message += "; did you mean '\(near)'?"
-            }
-            throw ChatOpsBackendError(message)
+        let recorder = SignoffRecorder(project: project, store: store, environment: environment)
+        let result: SignoffResult = request.verdict == .pass ? .pass : .fail
+        let fields = request.fields.map { (key: $0.key, value: $0.value) }
+        let checked: SignoffRecorder.CheckedSignoff
+        do {
+            checked = try recorder.check(run: run, layer: request.layer, result: result, fields: fields)
+        } catch {
+            throw ChatOpsBackendError(error.description + "; nothing was recorded")
         }
-        let signable: [LayerOutcome] = [.awaitingSignoff, .signedOff, .rejected]
-        guard let outcome = layer.outcome, signable.contains(outcome) else {
-            throw ChatOpsBackendError(
-                "layer \(request.layer) of run \(request.runID) is \(layer.outcome?.rawValue ?? "not ended"): only a "
-                    + "manual layer awaiting sign-off (a checklist) is signed; nothing was recorded")
-        }
-        var parts: [String] = []
-        if let note = request.note, !note.isEmpty { parts.append(note) }
-        parts += request.fields.map { "\($0.key)=\($0.value)" }
-        let recorded = try store.appendSignoff(
-            SignoffRequest(
-                runID: request.runID, layer: request.layer,
-                decision: request.verdict == .pass ? .signedOff : .rejected, signedBy: request.signedBy,
-                note: parts.isEmpty ? nil : parts.joined(separator: " · "), at: request.at))
+        let (recorded, updated) = try recorder.record(
+            run: run, layer: request.layer, result: result, checked: checked, fieldOrder: fields.map(\.key),
+            signer: request.signedBy, note: request.note)
+        let release = Self.evaluate(.release, record: updated.record, signoffs: updated.signoffs)
         return ChatSignoffReceipt(
             signoffID: recorded.id, runID: request.runID, layer: request.layer, verdict: request.verdict,
-            signedBy: request.signedBy, releaseGate: nil)
+            signedBy: request.signedBy, releaseGate: release.headline)
     }
 
     func gate(run runID: String, gate: Gate) throws -> ChatGateReport {

@@ -9,9 +9,8 @@ enum SignoffFiles {
 
     /// Writes both files and returns the run as the store now has it.
     @discardableResult
-    static func write(runID: String, layer: String, session: RunsSession) throws -> StoredRun {
-        let store = try session.store
-        let folder = session.runFolder(runID)
+    static func write(runID: String, layer: String, store: RunStore, project: ProjectFolder) throws -> StoredRun {
+        let folder = project.artifactsFolder.appendingPathComponent(runID, isDirectory: true)
         let layerFolder = folder.appendingPathComponent(layer, isDirectory: true)
         try FileManager.default.createDirectory(at: layerFolder, withIntermediateDirectories: true)
 
@@ -46,7 +45,7 @@ enum SignoffFiles {
         try store.recordArtifacts(
             [
                 ArtifactRecord(
-                    kind: .other, path: relativePath(url, to: session.project.url), bytes: Int64(data.count),
+                    kind: .other, path: relativePath(url, to: project.url), bytes: Int64(data.count),
                     sha256: SHA256Digest.hex(of: data))
             ], runID: runID, layer: layer, attempt: nil)
 
