@@ -240,5 +240,21 @@ enum StoreSchema {
                     PRIMARY KEY (watch, branch)
                 ) STRICT;
                 """),
+        Migration(
+            version: 5,
+            summary: "an append-only audit log of requests from outside (chat commands, allowed or refused)",
+            sql: """
+                CREATE TABLE audit_log (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    source TEXT NOT NULL,
+                    at TEXT NOT NULL,
+                    entry TEXT NOT NULL CHECK (json_valid(entry))
+                ) STRICT;
+                CREATE INDEX audit_log_by_source ON audit_log (source, at);
+                CREATE TRIGGER audit_log_append_only_update BEFORE UPDATE ON audit_log
+                BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+                CREATE TRIGGER audit_log_append_only_delete BEFORE DELETE ON audit_log
+                BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
+                """),
     ]
 }

@@ -212,6 +212,16 @@ final class ChatOpsTests: EmulatedHostTestCase {
         XCTAssertTrue(
             entries.contains { $0["command"] as? String == "signoff" && $0["decision"] as? String == "accepted" })
         XCTAssertFalse(try String(contentsOf: auditURL, encoding: .utf8).contains(secret))
+        // The same log is in the run store, append-only.
+        let database = project.url.appendingPathComponent(".pipe/pipe.db").path
+        let stored = try CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"),
+            [database, "SELECT count(*) FROM audit_log WHERE source = 'chat'"])
+        XCTAssertEqual(
+            Int(stored.stdout.trimmingCharacters(in: .whitespacesAndNewlines)), entries.count, stored.combined)
+        let erase = try CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"), [database, "DELETE FROM audit_log"])
+        XCTAssertNotEqual(erase.exitCode, 0, "the audit log refuses deletion")
     }
 
     func testTheControllerServesTheEndpointAndRunsChatRequestsFromItsQueue() throws {

@@ -83,7 +83,9 @@ enum ChatOpsCommand {
         let auditURL = URL(
             fileURLWithPath: config.auditLog ?? ".pipe/chatops-audit.jsonl", relativeTo: project.url
         ).standardizedFileURL
-        let audit = try requestError { try JSONLinesAuditLog(url: auditURL) }
+        let fileCopy = try requestError { try JSONLinesAuditLog(url: auditURL) }
+        guard let auditStore = store as? AuditLogStore else { throw RequestError("this run store keeps no audit log") }
+        let audit = StoreChatAuditLog(store: auditStore, copy: fileCopy)
         let backend = InProcessChatOpsBackend(
             project: project, hostsFile: hostsFile, store: store, environment: context.environment, log: log)
         let endpoint = ChatOpsEndpoint(config: config, secret: secret, backend: backend, audit: audit, log: log)

@@ -124,7 +124,8 @@ enum ControllerCommand {
         let backend = QueueChatOpsBackend(
             reader: reader, queue: store, project: project, environment: context.environment)
         let endpoint = ChatOpsEndpoint(
-            config: config, secret: secret, backend: backend, audit: try JSONLinesAuditLog(url: auditURL), log: log)
+            config: config, secret: secret, backend: backend,
+            audit: StoreChatAuditLog(store: store, copy: try JSONLinesAuditLog(url: auditURL)), log: log)
         let port = try endpoint.start()
         let host = config.address.contains(":") ? "[\(config.address)]" : config.address
         console.out("chatops: listening on http://\(host):\(port)\(config.path) (audit log \(auditURL.path))\n")
