@@ -1,6 +1,7 @@
 import Foundation
 import PipeCore
 import PipeStore
+import PipeTestSupport
 import XCTest
 
 /// A separate process that contends for leases: this test binary run again with a filter that selects
@@ -49,18 +50,9 @@ struct LeaseWorker {
     }
 
     static func start(_ job: Job, output: URL) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])
-        process.arguments = ["PipeStoreTests.LeaseWorkerEntry/testLeaseWorkerEntry"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[environmentKey] = String(decoding: try JSONEncoder().encode(job), as: UTF8.self)
-        process.environment = environment
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        return process
+        try TestBinaryWorker.start(
+            job, testFilter: "PipeStoreTests.LeaseWorkerEntry/testLeaseWorkerEntry", environmentKey: environmentKey,
+            output: output)
     }
 
     static func report(from output: String) throws -> Report? {
@@ -75,8 +67,7 @@ struct LeaseWorker {
     }
 
     static func runJobFromEnvironment() throws {
-        guard let text = ProcessInfo.processInfo.environment[environmentKey] else { return }
-        let job = try JSONDecoder().decode(Job.self, from: Data(text.utf8))
+        guard let job = try TestBinaryWorker.job(Job.self, environmentKey: environmentKey) else { return }
         switch job.kind {
         case .contend: try contend(job)
         case .holdUntilKilled: try holdUntilKilled(job)

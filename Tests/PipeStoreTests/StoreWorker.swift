@@ -1,6 +1,7 @@
 import Foundation
 import PipeCore
 import PipeStore
+import PipeTestSupport
 import XCTest
 
 /// A separate process that writes to a store: this very test binary run again with a filter that selects
@@ -43,24 +44,14 @@ struct StoreWorker {
 
     /// Starts a worker process running `job`; its output goes to `output`.
     static func start(_ job: Job, output: URL) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.arguments[0])
-        process.arguments = ["PipeStoreTests.StoreWorkerEntry/testWorkerEntry"]
-        var environment = ProcessInfo.processInfo.environment
-        environment[environmentKey] = String(decoding: try JSONEncoder().encode(job), as: UTF8.self)
-        process.environment = environment
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-        return process
+        try TestBinaryWorker.start(
+            job, testFilter: "PipeStoreTests.StoreWorkerEntry/testWorkerEntry", environmentKey: environmentKey,
+            output: output)
     }
 
     /// Runs the job of this process, when it is a worker.
     static func runJobFromEnvironment() throws {
-        guard let text = ProcessInfo.processInfo.environment[environmentKey] else { return }
-        let job = try JSONDecoder().decode(Job.self, from: Data(text.utf8))
+        guard let job = try TestBinaryWorker.job(Job.self, environmentKey: environmentKey) else { return }
         switch job.kind {
         case .writeRuns: try writeRuns(job)
         case .hangInALayer: try hangInALayer(job)
