@@ -159,6 +159,37 @@ final class ClassificationScenarioTests: EmulatedHostTestCase {
         XCTAssertTrue(ended.stdout.contains("reconnected to mac-1"), ended.stdout)
     }
 
+    func testALayerWhoseHostIsGoneIsRetriedOnAnotherHostOfThePool() throws {
+        let secondState = try TemporaryDirectory(prefix: "pipe-e2e-host-2")
+        defer { secondState.remove() }
+        let second = try EmulatedMacHost(name: "mac-2", stateDirectory: secondState.url)
+        defer { second.stop() }
+        var config = try second.readConfig()
+        config["mode"] = "canned"
+        try second.writeConfig(config)
+        let project = try makeProject(pipeline: singleLayer)
+        // Both emulated hosts log in as the same user of this machine: mac-2 gets its own work folder, as a second
+        // Mac would have its own disk.
+        try project.writeHostsFile(
+            host.hostsFileEntry()
+                + second.hostsFileEntry().replacingOccurrences(
+                    of: "    capacity: 1\n", with: "    capacity: 1\n    work-dir: pipe-work-mac-2\n"))
+        try makeFirstTest(of: "ReadingIDTests", take: 4, in: project)
+        let pipe = try BackgroundPipe(
+            ["run", "app-intents", "--param", "infrastructure-retries=1"], in: project)
+        waitUntilTestsRun(in: project, layer: "logic")
+        // mac-1 disappears: its listener and its connections go, so Pipe cannot reconnect.
+        try dropConnections(alsoTheListener: true)
+        let ended = pipe.wait(timeout: 90)
+        XCTAssertEqual(ended.exitCode, 0, "the retry on mac-2 passes:\n\(ended.combined)")
+        XCTAssertTrue(ended.stdout.contains("moved the run from mac-1 to mac-2"), ended.stdout)
+        let record = try project.lastRecord()
+        let attempts = try XCTUnwrap(layer("logic", in: record)?["attempts"] as? [[String: Any]])
+        XCTAssertEqual(attempts.map { $0["outcome"] as? String }, ["infrastructure", "passed"])
+        XCTAssertEqual(attempts.map { ($0["facts"] as? [String: String])?["host"] }, ["mac-1", "mac-2"])
+        XCTAssertEqual((record["host"] as? [String: Any])?["name"] as? String, "mac-2")
+    }
+
     // MARK: - Helpers
 
     private func exitCode(in folder: URL) throws -> String {
@@ -171,8 +202,9 @@ final class ClassificationScenarioTests: EmulatedHostTestCase {
             .filter { $0.hasSuffix(".xcresult") }
     }
 
-    /// Kills the sshd processes serving this host's open connections (not the listener), as a network drop would.
-    private func dropConnections() throws {
+    /// Kills the sshd processes serving this host's open connections, as a network drop would; with
+    /// `alsoTheListener`, the listener too, as if the host went away.
+    private func dropConnections(alsoTheListener: Bool = false) throws {
         let listener = try String(
             contentsOf: host.stateDirectory.appendingPathComponent("sshd.pid"), encoding: .utf8
         ).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -184,8 +216,9 @@ final class ClassificationScenarioTests: EmulatedHostTestCase {
             return fields.count == 2 ? (fields[0], fields[1]) : nil
         }
         let monitors = table.filter { $0.parent == listener }.map(\.pid)
-        let pids = monitors + table.filter { monitors.contains($0.parent) }.map(\.pid)
-        XCTAssertFalse(pids.isEmpty, "no connection to drop")
+        let pids =
+            (alsoTheListener ? [listener] : []) + monitors + table.filter { monitors.contains($0.parent) }.map(\.pid)
+        XCTAssertFalse(monitors.isEmpty, "no connection to drop")
         for pid in pids { kill(Int32(pid) ?? 0, SIGKILL) }
     }
 }

@@ -149,14 +149,58 @@ extension RunEngine {
         environment.isEmpty ? remote : EnvironmentRemoteHost(remote, environment: environment)
     }
 
-    struct LayerRunContext {
-        var request: RunRequest
-        var link: HostLink
-        var hostName: String { link.host.name }
-        var remoteRunFolder: String
-        var remoteWorkspace: String
-        var simulators: [Simulator]
-        var criteria: SimulatorCriteria
-        var firstChoice: SimulatorChoice?
+    /// Where a run's layers run: the host, the run folder and workspace on it, its simulators and the choice.
+    final class HostPlace {
+        let link: HostLink
+        let remoteRunFolder: String
+        let remoteWorkspace: String
+        let simulators: [Simulator]
+        let criteria: SimulatorCriteria
+        let firstChoice: SimulatorChoice?
+
+        init(
+            link: HostLink, remoteRunFolder: String, remoteWorkspace: String, simulators: [Simulator],
+            criteria: SimulatorCriteria, firstChoice: SimulatorChoice?
+        ) {
+            self.link = link
+            self.remoteRunFolder = remoteRunFolder
+            self.remoteWorkspace = remoteWorkspace
+            self.simulators = simulators
+            self.criteria = criteria
+            self.firstChoice = firstChoice
+        }
+    }
+
+    /// What every layer of one run shares; `place` changes when a lost host is replaced by another of the pool.
+    final class LayerRunContext {
+        let request: RunRequest
+        /// The hosts the run may use, in the order to try them.
+        let candidates: [HostConfig]
+        /// The checked-out workspace on the coordinator, to upload to another host.
+        let workspace: URL
+        private(set) var place: HostPlace
+        /// Every place the run used, for clean-up.
+        private(set) var places: [HostPlace]
+
+        init(request: RunRequest, candidates: [HostConfig], workspace: URL, place: HostPlace) {
+            self.request = request
+            self.candidates = candidates
+            self.workspace = workspace
+            self.place = place
+            places = [place]
+        }
+
+        func move(to place: HostPlace) {
+            self.place = place
+            places.append(place)
+        }
+
+        var link: HostLink { place.link }
+        var hostName: String { place.link.host.name }
+        var remoteRunFolder: String { place.remoteRunFolder }
+        var remoteWorkspace: String { place.remoteWorkspace }
+        var simulators: [Simulator] { place.simulators }
+        var criteria: SimulatorCriteria { place.criteria }
+        var firstChoice: SimulatorChoice? { place.firstChoice }
     }
 }

@@ -102,7 +102,9 @@ extension RunEngine {
             state.record.layers[index].attempts[attemptIndex].finishedAt = UTCTimestamp.iso8601(finished)
             state.record.layers[index].attempts[attemptIndex].durationSeconds = finished.timeIntervalSince(
                 attemptStart)
-            state.record.layers[index].attempts[attemptIndex].facts = result.facts
+            state.record.layers[index].attempts[attemptIndex].facts = result.facts.merging(["host": context.hostName]) {
+                plugin, _ in plugin
+            }
             state.record.layers[index].attempts[attemptIndex].artifacts = result.artifacts
             if attempt > 1 { state.earlierAttempts[spec.name, default: []] += state.record.layers[index].tests }
             state.record.layers[index].tests = result.tests
@@ -132,9 +134,14 @@ extension RunEngine {
                             + String(format: "%.0f s", wait)))
                 waitForRetry(seconds: wait)
                 if connectionLost {
-                    reconnect(
+                    let reconnected = reconnect(
                         context.link, leftover: result.facts[LayerResult.processGroupFact].flatMap { Int32($0) },
                         journal: state.journal)
+                    // The host is gone: the retry moves to another host of the pool, where there is one.
+                    if !reconnected, let moved = try moveToAnotherHost(context, state: &state) {
+                        simulator = moved.firstChoice?.simulator
+                        usedSimulators = []
+                    }
                 }
                 continue
             }
@@ -177,7 +184,8 @@ extension RunEngine {
     /// Opens a new connection for the next attempt; when that fails too, the attempt fails as infrastructure.
     /// The process group the lost attempt left running on the host (`leftover`) is killed first: it would
     /// otherwise go on using the simulator the retry may need.
-    func reconnect(_ link: HostLink, leftover: Int32?, journal: RunJournal) {
+    @discardableResult
+    func reconnect(_ link: HostLink, leftover: Int32?, journal: RunJournal) -> Bool {
         do {
             link.remote = Self.prepared(
                 try connector.connect(link.host, cancellation: cancellation).remote, environment: link.environment)
@@ -185,8 +193,30 @@ extension RunEngine {
             if let group = leftover, group > 1 {
                 _ = try? link.remote.capture("kill -KILL -\(group) 2>/dev/null; true", timeoutSeconds: 30)
             }
+            return true
         } catch {
             journal.emit(.warning("could not reconnect to \(link.host.name): \(error)"))
+            return false
+        }
+    }
+
+    /// Sets the run up on another of its candidate hosts (not one it used already), for the layers still to run;
+    /// `nil` when there is none or it cannot be reached either (the retry then fails as infrastructure).
+    func moveToAnotherHost(_ context: LayerRunContext, state: inout RunState) throws -> HostPlace? {
+        let used = Set(context.places.map(\.link.host.name))
+        guard context.candidates.contains(where: { !used.contains($0.name) }) else { return nil }
+        do {
+            let place = try setUpHost(
+                context.candidates, excluding: used, workspace: context.workspace, request: context.request,
+                state: &state)
+            state.journal.emit(
+                .warning(
+                    "moved the run from \(context.hostName) to \(place.link.host.name): \(context.hostName) is gone"))
+            context.move(to: place)
+            return place
+        } catch let error as RemoteError {
+            state.journal.emit(.warning("no other host could take the run: \(error.description)"))
+            return nil
         }
     }
 

@@ -140,14 +140,38 @@ public final class RunEngine {
                 workspace: pipeline.repository.workspacePath))
         try checkCancelled()
 
-        // 2. Host: connect (host key verified before authentication), retrying once on another host.
+        // 2–4. A host (its key verified before authentication), its simulators, a fresh run folder and the workspace.
         let candidates = try HostChooser.candidates(
             for: pipeline.hostSelection, override: request.hostOverride, among: hosts)
-        let session = try connect(candidates, state: &state)
+        let context = LayerRunContext(
+            request: request, candidates: candidates, workspace: workspace,
+            place: try setUpHost(candidates, excluding: [], workspace: workspace, request: request, state: &state))
+        // Cleans up over whatever connection is current then: a layer may have had to reconnect or move.
+        defer {
+            for place in context.places {
+                cleanUpRemote(place.remoteRunFolder, on: place.link.remote, journal: state.journal)
+            }
+        }
+
+        // 5. Layers, in dependency order.
+        for index in state.record.layers.indices {
+            try runLayer(at: index, context: context, state: &state)
+        }
+        try finish(&state)
+    }
+
+    /// Connects to the best host of `candidates` not in `excluding`, lists its simulators and chooses one, creates
+    /// the run's folder there and brings the workspace: everything a layer needs from a host.
+    func setUpHost(
+        _ candidates: [HostConfig], excluding: Set<String>, workspace: URL, request: RunRequest,
+        state: inout RunState
+    ) throws -> HostPlace {
+        let pipeline = request.pipeline
+        let session = try connect(candidates.filter { !excluding.contains($0.name) }, state: &state)
         try checkCancelled()
 
-        // 3. Xcode and simulators, before anything is uploaded: a host that cannot run the request is a
-        //    configuration failure, found early.
+        // Xcode and simulators, before anything is uploaded: a host that cannot run the request is a configuration
+        // failure, found early.
         let environment = Self.hostEnvironment(session.host, selection: pipeline.hostSelection)
         let remote = Self.prepared(session.connected.remote, environment: environment)
         state.record.xcode = (try? inspector.xcodeVersion(on: remote)).map { version in
@@ -169,29 +193,21 @@ public final class RunEngine {
         }
         try checkCancelled()
 
-        // 4. A fresh run folder on the host, and the workspace in it.
+        // A fresh run folder on the host, and the workspace in it.
         let remoteRunFolder = try makeRemoteRunFolder(
             "\(session.host.workDirectory)/runs/\(state.runID)", on: remote, host: session.host.name)
         state.record.remoteRunFolder = remoteRunFolder
         try state.journal.runChanged(state.record)
         let link = HostLink(host: session.host, remote: remote, environment: environment)
-        // Cleans up over whatever connection is current then: a layer may have had to reconnect.
-        defer { cleanUpRemote(remoteRunFolder, on: link.remote, journal: state.journal) }
         let remoteWorkspace = remoteRunFolder + "/workspace"
         let upload = try remote.syncWorkspace(
             directory: workspace,
             cacheKey: Self.workspaceCacheKey(pipeline.repository, project: request.projectDirectory),
             to: remoteWorkspace)
         state.journal.emit(.workspaceUploaded(host: session.host.name, bytes: upload.bytes, seconds: upload.seconds))
-
-        // 5. Layers, in dependency order.
-        let context = LayerRunContext(
-            request: request, link: link, remoteRunFolder: remoteRunFolder,
-            remoteWorkspace: remoteWorkspace, simulators: simulators, criteria: criteria, firstChoice: choice)
-        for index in state.record.layers.indices {
-            try runLayer(at: index, context: context, state: &state)
-        }
-        try finish(&state)
+        return HostPlace(
+            link: link, remoteRunFolder: remoteRunFolder, remoteWorkspace: remoteWorkspace, simulators: simulators,
+            criteria: criteria, firstChoice: choice)
     }
 
     /// Creates the run's folder on the host and returns its absolute path: commands run from other folders (the
