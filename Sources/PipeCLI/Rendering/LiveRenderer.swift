@@ -82,6 +82,8 @@ public final class LiveRenderer: EventSink {
             line("brought back \(paths.count) artifacts into \(folders.joined(separator: ", "))/", mark: " ", indent: 4)
         case .warning(let message):
             line("warning: \(message)", mark: "!")
+        case .note(let message):
+            line(message, mark: "·")
         case .runFinished(let summary):
             progress = nil
             showSummary(summary)

@@ -57,7 +57,7 @@ extension RunEngine {
         while true {
             switch try leases.leaseBestHost(among: candidates, runID: state.runID, excluding: failed) {
             case .leased(let host, _, let reason):
-                if candidates.count > 1 { state.journal.emit(.warning("host \(host.name) chosen: \(reason)")) }
+                if candidates.count > 1 { state.journal.emit(.note("host \(host.name) chosen: \(reason)")) }
                 return host
             case .unavailable(let explanation, let choice):
                 let busy = choice.excluded.contains { $0.why == .busy }

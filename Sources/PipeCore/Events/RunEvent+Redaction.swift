@@ -20,6 +20,8 @@ extension RunEvent {
             return self
         case .warning(let message):
             return .warning(r(message))
+        case .note(let message):
+            return .note(r(message))
         case .runFinished(var summary):
             summary.problem = summary.problem.map(r)
             return .runFinished(summary: summary)

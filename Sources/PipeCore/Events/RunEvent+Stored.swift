@@ -18,6 +18,7 @@ extension RunEvent {
         case .layerFinished: return "layer-finished"
         case .artifactsPulled: return "artifacts-pulled"
         case .warning: return "warning"
+        case .note: return "note"
         case .runFinished: return "run-finished"
         }
     }
@@ -78,7 +79,7 @@ extension RunEvent {
             object = fields
         case .artifactsPulled(let layer, let paths):
             object = ["layer": layer, "paths": paths]
-        case .warning(let message):
+        case .warning(let message), .note(let message):
             object = ["message": message]
         case .runFinished(let summary):
             var fields: [String: Any] = [

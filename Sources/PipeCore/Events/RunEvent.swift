@@ -20,6 +20,8 @@ public enum RunEvent: Sendable {
     case layerFinished(layer: String, attempt: Int, result: LayerResultSummary)
     case artifactsPulled(layer: String, paths: [String])
     case warning(String)
+    /// A decision worth showing that is not a problem (which host of a pool was chosen, and why).
+    case note(String)
     case runFinished(summary: RunFinishedSummary)
 
     public enum OutputStream: String, Sendable {
