@@ -69,8 +69,9 @@ public struct EmulatedHostConfig: Codable, Equatable {
         public var crashMidTest: Int?
         /// Fail with "No space left on device" when the result bundle is saved.
         public var diskFullOnBundle: Bool?
-        /// The destination simulator does not boot: "Unable to boot the Simulator." under `Testing failed:`,
-        /// no test runs, exit 65.
+        /// No simulator boots: `xcodebuild test` prints "Unable to boot the Simulator." under `Testing failed:`, no
+        /// test runs, exit 65; `simctl boot` and `simctl bootstatus -b` of a shut-down device fail with
+        /// CoreSimulator's launchd_sim error, exit 60.
         public var simulatorBootFailure: Bool?
         /// Something already stands at `-resultBundlePath` on the host (exit 64 before any work).
         public var resultBundlePathExists: Bool?

@@ -100,6 +100,7 @@ struct Simctl {
             throw SimctlFailure.usage("Usage: simctl boot <device> [--arch=<arch>]")
         }
         let device = try resolve(name, in: inventory(config, store))
+        if config.faultSettings.simulatorBootFailure == true, !device.isBooted { throw SimctlFailure.bootFailure }
         try Self.boot(device, store: store)
         return 0
     }
@@ -142,6 +143,7 @@ struct Simctl {
             return 0
         }
         if bootIfNeeded {
+            if config.faultSettings.simulatorBootFailure == true { throw SimctlFailure.bootFailure }
             try Self.boot(device, store: store, failIfBooted: false)
         } else {
             // Like the real command, wait until someone else boots the device.
@@ -273,6 +275,16 @@ struct SimctlFailure: Error {
                 + "code=\(code)):\n\(reason)",
             exitCode: code & 0xff)
     }
+
+    /// The fault `simulatorBootFailure`: launchd_sim never answers, as CoreSimulator reports it (exit 60).
+    static let bootFailure = SimctlFailure(
+        message: """
+            An error was encountered processing the command (domain=NSPOSIXErrorDomain, code=60):
+            Unable to boot the Simulator.
+            launchd failed to respond.
+            Underlying error (domain=com.apple.SimLaunchHostService.RequestError, code=4):
+            \tFailed to start launchd_sim: could not bind to session, launchd_sim may have crashed or quit responding
+            """, exitCode: 60)
 
     static func usage(_ text: String) -> SimctlFailure {
         SimctlFailure(message: text, exitCode: 64)
