@@ -1,6 +1,6 @@
 import Foundation
 
-/// The emulated `xcrun simctl`: `list`, `boot`, `bootstatus`, `shutdown`, `install`, `launch`.
+/// The emulated `xcrun simctl`: `list`, `boot`, `bootstatus`, `shutdown`, `create`, `delete`, `install`, `launch`.
 ///
 /// Error texts and exit codes follow CoreSimulator's: a `SimError` with code N ends the process with N & 0xFF
 /// (405 "current state" errors exit 149).
@@ -14,6 +14,8 @@ struct Simctl {
         Subcommands (emulated by pipe-mac-emulator):
         \tboot              Boot a device.
         \tbootstatus        Checks or waits for a device to boot.
+        \tcreate            Create a new device.
+        \tdelete            Delete specified devices, unavailable devices, or all devices.
         \tinstall           Install an app on a device.
         \tlaunch            Launch an application by identifier on a device.
         \tlist              List available devices, device types, runtimes, or device pairs.
@@ -36,6 +38,8 @@ struct Simctl {
             case "shutdown": return try shutdown(rest, config: config, store: store)
             case "install": return try install(rest, config: config, store: store)
             case "launch": return try launch(rest, config: config, store: store)
+            case "create": return try create(rest, config: config, store: store)
+            case "delete": return try delete(rest, config: config, store: store)
             case "help", "--help", "-h":
                 context.stdout.line(Self.usage)
                 return 0
@@ -171,6 +175,61 @@ struct Simctl {
                 var record = records[device.udid] ?? .init(state: current, lastBootedAt: device.lastBootedAt)
                 record.state = SimulatorState.shutdown
                 records[device.udid] = record
+            }
+        }
+        return 0
+    }
+
+    // MARK: create, delete
+
+    /// `simctl create <name> <device type id|name> [<runtime id>]`: prints the new device's UDID.
+    private func create(_ arguments: [String], config: EmulatedHostConfig, store: SimulatorStateStore) throws
+        -> Int32
+    {
+        guard arguments.count == 2 || arguments.count == 3 else {
+            throw SimctlFailure.usage("Usage: simctl create <name> <device type id> [<runtime id>]")
+        }
+        let inventory = inventory(config, store)
+        guard
+            let deviceType = inventory.deviceTypes.first(where: {
+                $0.identifier == arguments[1] || $0.name == arguments[1]
+            })
+        else { throw SimctlFailure(message: "Invalid device type: \(arguments[1])", exitCode: 148) }
+        let runtime: EmulatedHostConfig.Runtime?
+        if arguments.count == 3 {
+            runtime = inventory.runtimes.first { $0.identifier == arguments[2] || $0.name == arguments[2] }
+        } else {
+            runtime = inventory.runtimes.last { $0.isAvailable != false }
+        }
+        guard let runtime, runtime.isAvailable != false else {
+            throw SimctlFailure(message: "Invalid runtime: \(arguments.count == 3 ? arguments[2] : "")", exitCode: 148)
+        }
+        let udid = UUID().uuidString
+        try store.update { records in
+            records[udid] = .init(
+                state: SimulatorState.shutdown, lastBootedAt: nil, installedApps: nil,
+                created: .init(name: arguments[0], deviceType: deviceType.identifier, runtime: runtime.identifier))
+        }
+        context.stdout.line(udid)
+        return 0
+    }
+
+    /// `simctl delete <device>…`: removes created devices and hides the config's.
+    private func delete(_ arguments: [String], config: EmulatedHostConfig, store: SimulatorStateStore) throws
+        -> Int32
+    {
+        guard !arguments.isEmpty else { throw SimctlFailure.usage("Usage: simctl delete <device> [... <device>]") }
+        let inventory = inventory(config, store)
+        let devices = try arguments.map { try resolve($0, in: inventory) }
+        try store.update { records in
+            for device in devices {
+                if records[device.udid]?.created != nil {
+                    records[device.udid] = nil
+                } else {
+                    var record = records[device.udid] ?? .init(state: device.state, lastBootedAt: device.lastBootedAt)
+                    record.deleted = true
+                    records[device.udid] = record
+                }
             }
         }
         return 0

@@ -4,7 +4,8 @@ import PipeCore
 import PipeSSH
 
 /// `pipe hosts clean [host…]`: removes what Pipe left on hosts — the run folders of ended runs that were never
-/// removed (interrupted runs, failed clean-ups), the process groups interrupted runs left running, and workspace
+/// removed (interrupted runs, failed clean-ups), the process groups interrupted runs left running, the simulators
+/// they created (`HostsCleanSimulators`), and workspace
 /// caches unused for longer than the retention (`HostsCleanCaches`).
 enum HostsCleanCommand {
     static let spec = CommandSpec(
@@ -20,7 +21,8 @@ enum HostsCleanCommand {
             folder is measured (`find … -type f` with `stat -f %z`) before it goes; the total freed is printed. \
             Folders under a host's runs/ that the run store does not know at all (runs pruned before their folder \
             was cleaned, or another coordinator's) are named, never removed. --dry-run shows what would be stopped \
-            and freed, and changes nothing.
+            and freed, and changes nothing. Simulators such a run created (simulator.create: true) and never \
+            deleted are deleted (`xcrun simctl delete`) before its folder goes.
 
             Workspace caches (<work dir>/cache/<key>, the copy each sync updates) whose manifest was last written \
             more than --cache-days days ago (default 14) are removed too; a cache a sync holds (its lock folder \
@@ -52,6 +54,8 @@ enum HostsCleanCommand {
     struct Item {
         var cleanup: RemoteCleanup
         var groups: [(layer: String?, id: Int32)]
+        /// Simulators the run created and did not delete (`HostsCleanSimulators`).
+        var simulators: [String] = []
     }
 
     /// What happened to one item on its host.
@@ -103,7 +107,8 @@ enum HostsCleanCommand {
                 continue
             }
             let groups = try processGroups(of: cleanup.runID, on: hostName, store: store)
-            work[hostName, default: []].append(Item(cleanup: cleanup, groups: groups))
+            let simulators = try HostsCleanSimulators.leftBy(cleanup.runID, on: hostName, store: store)
+            work[hostName, default: []].append(Item(cleanup: cleanup, groups: groups, simulators: simulators))
         }
 
         // Every host is visited, also those with nothing pending, to find run folders this store does not know.
@@ -249,6 +254,11 @@ enum HostsCleanCommand {
             var outcome = Outcome(item: item)
             do {
                 try stopGroups(of: item, on: remote, dryRun: dryRun, into: &outcome)
+                if outcome.error == nil, !item.simulators.isEmpty {
+                    let deletion = try HostsCleanSimulators.delete(item.simulators, on: remote, dryRun: dryRun)
+                    outcome.notes += deletion.notes
+                    outcome.error = deletion.error
+                }
                 if outcome.error == nil { try removeFolder(of: item, on: remote, dryRun: dryRun, into: &outcome) }
             } catch let error as RemoteError {
                 outcome.error = error.message
