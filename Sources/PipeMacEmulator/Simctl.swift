@@ -142,6 +142,16 @@ struct Simctl {
         let bootIfNeeded = arguments.contains { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.contains("b") }
         let device = try resolve(name, in: inventory(config, store))
         context.stdout.line("Monitoring boot status for \(device.name) (\(device.udid)).")
+        if let seconds = config.faultSettings.simulatorBootSeconds, seconds > 0, device.isBooted || bootIfNeeded {
+            // A slow boot: the device is ready only `seconds` after it was booted (by `simctl boot` or here).
+            if config.faultSettings.simulatorBootFailure == true, !device.isBooted { throw SimctlFailure.bootFailure }
+            try Self.boot(device, store: store, failIfBooted: false)
+            let bootedAt = store.read()[device.udid]?.lastBootedAt.flatMap { ISO8601DateFormatter().date(from: $0) }
+            let remaining = seconds - Date().timeIntervalSince(bootedAt ?? Date())
+            if remaining > 0 { Thread.sleep(forTimeInterval: remaining) }
+            context.stdout.line("Device booted.")
+            return 0
+        }
         if device.isBooted {
             context.stdout.line("Device already booted, nothing to do.")
             return 0

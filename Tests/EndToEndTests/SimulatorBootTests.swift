@@ -60,6 +60,25 @@ final class SimulatorBootTests: EmulatedHostTestCase {
         XCTAssertTrue(run.stdout.contains("xcrun simctl bootstatus \(udid) -b"), run.combined)
     }
 
+    func testABootPastTheDeadlineIsInfrastructure() throws {
+        var config = try host.readConfig()
+        config["faults"] = ["simulatorBootSeconds": 30]
+        try host.writeConfig(config)
+        let project = try projectWithApp()
+        try project.commit(
+            "pipelines/app-intents.yml", pipeline.replacingOccurrences(of: "boot-timeout: 30", with: "boot-timeout: 1"),
+            message: "a 1 s boot deadline")
+        let started = Date()
+        let run = try project.pipe(["run", "app-intents"])
+        XCTAssertLessThan(Date().timeIntervalSince(started), 20, "the deadline, not the boot, ended both attempts")
+        let shortcuts = try XCTUnwrap(layer("shortcuts", in: try project.lastRecord()))
+        XCTAssertEqual(shortcuts["outcome"] as? String, "infrastructure", run.combined)
+        let evidence = (shortcuts["evidence"] as? [String] ?? []).joined(separator: "\n")
+        XCTAssertTrue(evidence.contains("did not boot within 1 s"), evidence)
+        XCTAssertTrue(evidence.contains("raise `boot-timeout`"), evidence)
+        XCTAssertEqual((shortcuts["attempts"] as? [[String: Any]])?.count, 2, "retried once")
+    }
+
     func testASimulatorThatDoesNotBootIsInfrastructureRetriedOnAnotherSimulator() throws {
         var config = try host.readConfig()
         config["faults"] = ["simulatorBootFailure": true]
