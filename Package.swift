@@ -49,7 +49,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(
             name: "ChecklistPlugin",
-            dependencies: ["PipeCore", "PipeBasics"],
+            dependencies: ["PipeCore", "PipeBasics", "PipeApple"],
             path: "Plugins/ChecklistPlugin",
             swiftSettings: strictSettings
         ),

@@ -1,11 +1,12 @@
 import Foundation
+import PipeApple
 import PipeBasics
 import PipeCore
 
 /// The `checklist` layer: a **manual** check, never a timed automated wait.
 ///
 /// It prepares what the tester needs — optionally installs the built app on the chosen simulator
-/// (`simctl bootstatus -b`, `simctl install`) and launches it (`simctl launch`) — and writes the checklist
+/// (`simctl boot`, then `simctl bootstatus -b` under the `boot-timeout` deadline; `simctl install`) and launches it (`simctl launch`) — and writes the checklist
 /// (`checklist.md` and `checklist.json`) into the layer's artifacts: the items from the pipeline, the host and
 /// simulator (UDID, name, runtime) or the device to use, what was installed and launched, the fields to record and
 /// the exact `pipe signoff` command. The layer then stays `awaiting-signoff` until someone signs it.
@@ -20,6 +21,10 @@ public struct ChecklistPlugin: LayerPlugin {
         SettingSchema("on", .string, "Where the checks are made: `simulator` (default) or `device`."),
         SettingSchema("install", .string, "An .app bundle in the workspace to install on the chosen simulator."),
         SettingSchema("launch", .string, "A bundle identifier to launch on the chosen simulator (after `install`)."),
+        SettingSchema(
+            "boot-timeout", .integer,
+            "Seconds the simulator may take to boot before `install`/`launch` (default 120); a boot that fails or "
+                + "takes longer is an infrastructure failure, retried on another simulator."),
     ]
 
     /// File names inside the layer's artifacts folder.
@@ -46,9 +51,7 @@ public struct ChecklistPlugin: LayerPlugin {
             facts["simulatorUDID"] = simulator.udid
             do {
                 if settings.install != nil || settings.launch != nil {
-                    try step(
-                        ["xcrun", "simctl", "bootstatus", simulator.udid, "-b"], timeout: 600,
-                        failure: "could not boot simulator \(simulator.summary)", context: context)
+                    try boot(simulator, timeoutSeconds: settings.bootTimeoutSeconds, context: context)
                 }
                 if let app = settings.install {
                     installed = try install(app, on: simulator, context: context)
@@ -62,6 +65,9 @@ public struct ChecklistPlugin: LayerPlugin {
             } catch let failure as PreparationFailure {
                 problem = failure.message
                 evidence.append(failure.message)
+            } catch let failure as BootFailure {
+                // The device, not the build or the host's setup, failed: the engine retries on another simulator.
+                return LayerResult(outcome: .infrastructure, evidence: [failure.message], facts: facts)
             }
         }
 
@@ -96,6 +102,39 @@ public struct ChecklistPlugin: LayerPlugin {
 
     private struct PreparationFailure: Error {
         var message: String
+    }
+
+    private struct BootFailure: Error {
+        var message: String
+    }
+
+    /// Boots `simulator` (already booted is fine) and waits until it is usable, within `timeoutSeconds`.
+    private func boot(_ simulator: Simulator, timeoutSeconds: Int, context: LayerContext) throws {
+        let deadline = Date().addingTimeInterval(Double(timeoutSeconds))
+        let steps: [(String, (CapturedOutput) -> SimulatorBoot.Result)] = [
+            (SimulatorBoot.bootCommand(udid: simulator.udid), SimulatorBoot.readBoot),
+            (SimulatorBoot.bootStatusCommand(udid: simulator.udid), SimulatorBoot.readBootStatus),
+        ]
+        for (command, read) in steps {
+            if let reason = context.cancellation.cancellationReason { throw PreparationFailure(message: reason) }
+            let remaining = deadline.timeIntervalSinceNow
+            var result = SimulatorBoot.Result.timedOut
+            if remaining > 0 {
+                context.events.emit(.remoteCommand(layer: context.layer.name, command: command))
+                result = read(try context.host.capture(command, stdin: nil, timeoutSeconds: remaining))
+            }
+            switch result {
+            case .booted, .alreadyBooted: continue
+            case .timedOut:
+                throw BootFailure(
+                    message: "simulator \(simulator.summary) did not boot within \(timeoutSeconds) s (`\(command)` on "
+                        + "\(context.hostName)); raise `boot-timeout` or check the host with `pipe hosts check`")
+            case .failed(let said):
+                throw BootFailure(
+                    message: "could not boot simulator \(simulator.summary): `\(command)` on \(context.hostName) "
+                        + "ended with \(said)")
+            }
+        }
     }
 
     /// Installs `app` on the (booted) simulator; returns the path installed, as the host sees it.

@@ -21,10 +21,12 @@ public struct ChecklistSettings: Sendable, Equatable {
     /// A bundle identifier to launch on the simulator after installing.
     public var launch: String?
     public var target: Target
+    /// How long the simulator may take to boot before `install`/`launch` (`boot-timeout`, seconds).
+    public var bootTimeoutSeconds: Int
 
     public init(
         items: [String], fields: [String] = [], fieldsOnFail: [String] = [], install: String? = nil,
-        launch: String? = nil, target: Target = .simulator
+        launch: String? = nil, target: Target = .simulator, bootTimeoutSeconds: Int = 120
     ) {
         self.items = items
         self.fields = fields
@@ -32,6 +34,7 @@ public struct ChecklistSettings: Sendable, Equatable {
         self.install = install
         self.launch = launch
         self.target = target
+        self.bootTimeoutSeconds = bootTimeoutSeconds
     }
 
     /// The settings of `layer`; an empty `install` or `launch` (a parameter left at `""`) means none.
@@ -55,6 +58,13 @@ public struct ChecklistSettings: Sendable, Equatable {
             items: settings["items"]?.stringsValue ?? [], fields: settings["fields"]?.stringsValue ?? [],
             fieldsOnFail: settings["fields-on-fail"]?.stringsValue ?? [], install: nonEmpty("install"),
             launch: nonEmpty("launch"), target: target)
+        if let value = settings["boot-timeout"] {
+            guard case .integer(let seconds) = value, seconds > 0 else {
+                throw ChecklistSettingsError(
+                    layer: layer.name, "`boot-timeout` must be a positive number of seconds, e.g. `boot-timeout: 120`")
+            }
+            bootTimeoutSeconds = seconds
+        }
         if items.isEmpty {
             throw ChecklistSettingsError(layer: layer.name, "`items` is empty; list what the tester checks")
         }

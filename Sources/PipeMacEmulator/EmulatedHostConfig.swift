@@ -69,9 +69,13 @@ public struct EmulatedHostConfig: Codable, Equatable {
         public var crashMidTest: Int?
         /// Fail with "No space left on device" when the result bundle is saved.
         public var diskFullOnBundle: Bool?
-        /// The destination simulator does not boot: "Unable to boot the Simulator." under `Testing failed:`,
-        /// no test runs, exit 65.
+        /// No simulator boots: `xcodebuild test` prints "Unable to boot the Simulator." under `Testing failed:`, no
+        /// test runs, exit 65; `simctl boot` and `simctl bootstatus -b` of a shut-down device fail with
+        /// CoreSimulator's launchd_sim error, exit 60.
         public var simulatorBootFailure: Bool?
+        /// A slow boot: `simctl bootstatus` reports a device booted only this long after it was booted (by
+        /// `simctl boot` or by `bootstatus -b` itself).
+        public var simulatorBootSeconds: Double?
         /// Something already stands at `-resultBundlePath` on the host (exit 64 before any work).
         public var resultBundlePathExists: Bool?
     }
@@ -162,7 +166,7 @@ public struct EmulatedHostConfig: Codable, Equatable {
         "macOS": ["version", "build"],
         "faults": [
             "startDelaySeconds", "hangAfterTests", "crashMidTest", "diskFullOnBundle", "simulatorBootFailure",
-            "resultBundlePathExists",
+            "resultBundlePathExists", "simulatorBootSeconds",
         ],
         "runtimes": ["identifier", "name", "version", "buildversion", "platform", "isAvailable", "availabilityError"],
         "deviceTypes": ["identifier", "name", "productFamily", "modelIdentifier", "minRuntimeVersionString"],

@@ -34,7 +34,16 @@ struct HostInventory {
         self.home = home
         runtimes = config.runtimes
         deviceTypes = DeviceTypeCatalog.resolve(config: config)
-        devices = config.simulators.map { simulator in
+        // Devices `simctl create` made follow the config's, in the order they were made (UDIDs sort them stably).
+        let created = records.sorted { $0.key < $1.key }.compactMap { udid, record in
+            record.created.map {
+                EmulatedHostConfig.Simulator(
+                    udid: udid, name: $0.name, runtime: $0.runtime, deviceType: $0.deviceType, state: nil,
+                    available: nil, availabilityError: nil, lastBootedAt: nil)
+            }
+        }
+        let simulators = config.simulators.filter { records[$0.udid]?.deleted != true } + created
+        devices = simulators.map { simulator in
             let runtime = config.runtimes.first { $0.identifier == simulator.runtime }
             var isAvailable = simulator.available ?? true
             var availabilityError = simulator.availabilityError

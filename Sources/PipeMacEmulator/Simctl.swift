@@ -1,6 +1,6 @@
 import Foundation
 
-/// The emulated `xcrun simctl`: `list`, `boot`, `bootstatus`, `shutdown`, `install`, `launch`.
+/// The emulated `xcrun simctl`: `list`, `boot`, `bootstatus`, `shutdown`, `create`, `delete`, `install`, `launch`.
 ///
 /// Error texts and exit codes follow CoreSimulator's: a `SimError` with code N ends the process with N & 0xFF
 /// (405 "current state" errors exit 149).
@@ -14,6 +14,8 @@ struct Simctl {
         Subcommands (emulated by pipe-mac-emulator):
         \tboot              Boot a device.
         \tbootstatus        Checks or waits for a device to boot.
+        \tcreate            Create a new device.
+        \tdelete            Delete specified devices, unavailable devices, or all devices.
         \tinstall           Install an app on a device.
         \tlaunch            Launch an application by identifier on a device.
         \tlist              List available devices, device types, runtimes, or device pairs.
@@ -36,6 +38,8 @@ struct Simctl {
             case "shutdown": return try shutdown(rest, config: config, store: store)
             case "install": return try install(rest, config: config, store: store)
             case "launch": return try launch(rest, config: config, store: store)
+            case "create": return try create(rest, config: config, store: store)
+            case "delete": return try delete(rest, config: config, store: store)
             case "help", "--help", "-h":
                 context.stdout.line(Self.usage)
                 return 0
@@ -100,6 +104,7 @@ struct Simctl {
             throw SimctlFailure.usage("Usage: simctl boot <device> [--arch=<arch>]")
         }
         let device = try resolve(name, in: inventory(config, store))
+        if config.faultSettings.simulatorBootFailure == true, !device.isBooted { throw SimctlFailure.bootFailure }
         try Self.boot(device, store: store)
         return 0
     }
@@ -137,11 +142,22 @@ struct Simctl {
         let bootIfNeeded = arguments.contains { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.contains("b") }
         let device = try resolve(name, in: inventory(config, store))
         context.stdout.line("Monitoring boot status for \(device.name) (\(device.udid)).")
+        if let seconds = config.faultSettings.simulatorBootSeconds, seconds > 0, device.isBooted || bootIfNeeded {
+            // A slow boot: the device is ready only `seconds` after it was booted (by `simctl boot` or here).
+            if config.faultSettings.simulatorBootFailure == true, !device.isBooted { throw SimctlFailure.bootFailure }
+            try Self.boot(device, store: store, failIfBooted: false)
+            let bootedAt = store.read()[device.udid]?.lastBootedAt.flatMap { ISO8601DateFormatter().date(from: $0) }
+            let remaining = seconds - Date().timeIntervalSince(bootedAt ?? Date())
+            if remaining > 0 { Thread.sleep(forTimeInterval: remaining) }
+            context.stdout.line("Device booted.")
+            return 0
+        }
         if device.isBooted {
             context.stdout.line("Device already booted, nothing to do.")
             return 0
         }
         if bootIfNeeded {
+            if config.faultSettings.simulatorBootFailure == true { throw SimctlFailure.bootFailure }
             try Self.boot(device, store: store, failIfBooted: false)
         } else {
             // Like the real command, wait until someone else boots the device.
@@ -169,6 +185,61 @@ struct Simctl {
                 var record = records[device.udid] ?? .init(state: current, lastBootedAt: device.lastBootedAt)
                 record.state = SimulatorState.shutdown
                 records[device.udid] = record
+            }
+        }
+        return 0
+    }
+
+    // MARK: create, delete
+
+    /// `simctl create <name> <device type id|name> [<runtime id>]`: prints the new device's UDID.
+    private func create(_ arguments: [String], config: EmulatedHostConfig, store: SimulatorStateStore) throws
+        -> Int32
+    {
+        guard arguments.count == 2 || arguments.count == 3 else {
+            throw SimctlFailure.usage("Usage: simctl create <name> <device type id> [<runtime id>]")
+        }
+        let inventory = inventory(config, store)
+        guard
+            let deviceType = inventory.deviceTypes.first(where: {
+                $0.identifier == arguments[1] || $0.name == arguments[1]
+            })
+        else { throw SimctlFailure(message: "Invalid device type: \(arguments[1])", exitCode: 148) }
+        let runtime: EmulatedHostConfig.Runtime?
+        if arguments.count == 3 {
+            runtime = inventory.runtimes.first { $0.identifier == arguments[2] || $0.name == arguments[2] }
+        } else {
+            runtime = inventory.runtimes.last { $0.isAvailable != false }
+        }
+        guard let runtime, runtime.isAvailable != false else {
+            throw SimctlFailure(message: "Invalid runtime: \(arguments.count == 3 ? arguments[2] : "")", exitCode: 148)
+        }
+        let udid = UUID().uuidString
+        try store.update { records in
+            records[udid] = .init(
+                state: SimulatorState.shutdown, lastBootedAt: nil, installedApps: nil,
+                created: .init(name: arguments[0], deviceType: deviceType.identifier, runtime: runtime.identifier))
+        }
+        context.stdout.line(udid)
+        return 0
+    }
+
+    /// `simctl delete <device>…`: removes created devices and hides the config's.
+    private func delete(_ arguments: [String], config: EmulatedHostConfig, store: SimulatorStateStore) throws
+        -> Int32
+    {
+        guard !arguments.isEmpty else { throw SimctlFailure.usage("Usage: simctl delete <device> [... <device>]") }
+        let inventory = inventory(config, store)
+        let devices = try arguments.map { try resolve($0, in: inventory) }
+        try store.update { records in
+            for device in devices {
+                if records[device.udid]?.created != nil {
+                    records[device.udid] = nil
+                } else {
+                    var record = records[device.udid] ?? .init(state: device.state, lastBootedAt: device.lastBootedAt)
+                    record.deleted = true
+                    records[device.udid] = record
+                }
             }
         }
         return 0
@@ -273,6 +344,16 @@ struct SimctlFailure: Error {
                 + "code=\(code)):\n\(reason)",
             exitCode: code & 0xff)
     }
+
+    /// The fault `simulatorBootFailure`: launchd_sim never answers, as CoreSimulator reports it (exit 60).
+    static let bootFailure = SimctlFailure(
+        message: """
+            An error was encountered processing the command (domain=NSPOSIXErrorDomain, code=60):
+            Unable to boot the Simulator.
+            launchd failed to respond.
+            Underlying error (domain=com.apple.SimLaunchHostService.RequestError, code=4):
+            \tFailed to start launchd_sim: could not bind to session, launchd_sim may have crashed or quit responding
+            """, exitCode: 60)
 
     static func usage(_ text: String) -> SimctlFailure {
         SimctlFailure(message: text, exitCode: 64)

@@ -16,6 +16,17 @@ final class SimulatorStateStore {
         var lastBootedAt: String?
         /// Installed apps: bundle identifier → the `.app` path given to `simctl install`.
         var installedApps: [String: String]?
+        /// Set for a device `simctl create` made (it is not in the host config).
+        var created: CreatedDevice?
+        /// `simctl delete` removed this device of the host config.
+        var deleted: Bool?
+    }
+
+    /// A device `simctl create` made: what the config would say about it.
+    struct CreatedDevice: Codable, Equatable {
+        var name: String
+        var deviceType: String
+        var runtime: String
     }
 
     let url: URL

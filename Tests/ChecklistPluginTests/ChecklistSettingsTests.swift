@@ -23,6 +23,20 @@ final class ChecklistSettingsTests: XCTestCase {
         XCTAssertEqual(settings.requirements.required(for: .fail), ["os_version", "app_build", "steps"])
     }
 
+    func testBootTimeoutDefaultsTo120AndIsRead() throws {
+        XCTAssertEqual(try ChecklistSettings(layer: layer(["items": .strings(["x"])])).bootTimeoutSeconds, 120)
+        let settings = try ChecklistSettings(layer: layer(["items": .strings(["x"]), "boot-timeout": .integer(30)]))
+        XCTAssertEqual(settings.bootTimeoutSeconds, 30)
+    }
+
+    func testANonPositiveBootTimeoutIsRefused() {
+        XCTAssertThrowsError(
+            try ChecklistSettings(layer: layer(["items": .strings(["x"]), "boot-timeout": .integer(0)]))
+        ) { error in
+            XCTAssertTrue("\(error)".contains("boot-timeout"), "\(error)")
+        }
+    }
+
     func testAnEmptyInstallOrLaunchFromADefaultParameterMeansNone() throws {
         let settings = try ChecklistSettings(
             layer: layer(["items": .strings(["x"]), "install": .string(""), "launch": .string(" ")]))

@@ -143,6 +143,54 @@ final class SimctlTests: XCTestCase {
         XCTAssertTrue(second.stdout.hasSuffix("Device already booted, nothing to do.\n"))
     }
 
+    func testTheBootFaultFailsBootAndBootstatusLikeCoreSimulator() throws {
+        try host.changeConfig { $0["faults"] = ["simulatorBootFailure": true] }
+        let boot = host.run("xcrun", ["simctl", "boot", EmulatorHarness.iPhone16])
+        XCTAssertEqual(boot.status, 60)
+        XCTAssertTrue(
+            boot.stderr.hasPrefix(
+                "An error was encountered processing the command (domain=NSPOSIXErrorDomain, code=60):\n"
+                    + "Unable to boot the Simulator.\n"), boot.stderr)
+        XCTAssertEqual(host.run("xcrun", ["simctl", "bootstatus", EmulatorHarness.iPhone16, "-b"]).status, 60)
+        XCTAssertFalse(host.run("xcrun", ["simctl", "list", "devices", "booted"]).stdout.contains("iPhone 16"))
+    }
+
+    func testCreateAddsADeviceAndDeleteRemovesIt() throws {
+        let created = host.run(
+            "xcrun",
+            [
+                "simctl", "create", "Pipe iPhone 15 Plus", "com.apple.CoreSimulator.SimDeviceType.iPhone-15-Plus",
+                "com.apple.CoreSimulator.SimRuntime.iOS-17-5",
+            ])
+        XCTAssertEqual(created.status, 0, created.stderr)
+        let udid = created.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertNotNil(UUID(uuidString: udid), udid)
+        let listed = host.run("xcrun", ["simctl", "list", "devices", "available", "-j"])
+        let devices = try XCTUnwrap(EmulatorHarness.json(listed.stdout)["devices"] as? [String: [[String: Any]]])
+        let device = try XCTUnwrap(
+            devices["com.apple.CoreSimulator.SimRuntime.iOS-17-5"]?.first { $0["udid"] as? String == udid })
+        XCTAssertEqual(device["name"] as? String, "Pipe iPhone 15 Plus")
+        XCTAssertEqual(device["state"] as? String, "Shutdown")
+        XCTAssertEqual(host.run("xcrun", ["simctl", "boot", udid]).status, 0, "a created device boots")
+
+        XCTAssertEqual(host.run("xcrun", ["simctl", "delete", udid]).status, 0)
+        XCTAssertFalse(host.run("xcrun", ["simctl", "list", "devices"]).stdout.contains(udid))
+        let again = host.run("xcrun", ["simctl", "delete", udid])
+        XCTAssertEqual(again.status, 148)
+        XCTAssertEqual(again.stderr, "Invalid device: \(udid)\n")
+    }
+
+    func testCreateRefusesAnUnknownDeviceTypeOrRuntime() {
+        let type = host.run(
+            "xcrun", ["simctl", "create", "x", "iPhone 99", "com.apple.CoreSimulator.SimRuntime.iOS-17-5"])
+        XCTAssertEqual(type.status, 148)
+        XCTAssertEqual(type.stderr, "Invalid device type: iPhone 99\n")
+        let runtime = host.run(
+            "xcrun", ["simctl", "create", "x", "iPhone 15", "com.apple.CoreSimulator.SimRuntime.iOS-9-0"])
+        XCTAssertEqual(runtime.status, 148)
+        XCTAssertEqual(runtime.stderr, "Invalid runtime: com.apple.CoreSimulator.SimRuntime.iOS-9-0\n")
+    }
+
     func testInstallThenLaunchPrintsBundleIDAndPID() throws {
         let app = host.folder.appendingPathComponent("Reader.app")
         try FileManager.default.createDirectory(at: app, withIntermediateDirectories: true)

@@ -104,6 +104,26 @@ final class PipelineLoaderTests: XCTestCase {
         XCTAssertEqual(named.simulator.runtime, "17.5")
     }
 
+    func testSimulatorCreateIsReadAndNeedsADevice() throws {
+        let pipeline = try SpecFixtures.pipeline(
+            """
+            simulator: { device: iPhone 15 Plus, runtime: 17.5, create: true }
+            layers: { logic: { plugin: shell, run: make test } }
+            """)
+        XCTAssertEqual(
+            pipeline.simulator,
+            SimulatorCriteria(platform: "iOS", deviceName: "iPhone 15 Plus", runtime: "17.5", create: true))
+        XCTAssertThrowsError(
+            try SpecFixtures.pipeline(
+                """
+                simulator: { runtime: 17.5, create: true }
+                layers: { logic: { plugin: shell, run: make test } }
+                """)
+        ) { error in
+            XCTAssertTrue("\(error)".contains("'create: true' needs 'device'"), "\(error)")
+        }
+    }
+
     func testMissingFileIsOneProblemWithoutPosition() {
         let missing = SpecFixtures.folder.appendingPathComponent("pipelines/nope.yml")
         XCTAssertThrowsError(try SpecFixtures.loader.load(path: missing)) { error in

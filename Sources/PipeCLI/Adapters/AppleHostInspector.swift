@@ -31,6 +31,32 @@ struct AppleHostInspector: HostInspector {
         }
     }
 
+    func createSimulator(_ criteria: SimulatorCriteria, on host: RemoteHost) throws -> String {
+        let listing = try host.capture(SimulatorCreation.listCommand, timeoutSeconds: 120)
+        guard listing.exit == .exited(0) else {
+            throw ConfigurationError(
+                "host \(host.name): `\(SimulatorCreation.listCommand)` failed (\(listing.exit.artifactText)): "
+                    + listing.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        do {
+            let plan = try SimulatorCreation.plan(for: criteria, listing: listing.stdout)
+            let output = try host.capture(plan.command, timeoutSeconds: 120)
+            return try SimulatorCreation.readCreated(output)
+        } catch let error as SimulatorCreation.Failure {
+            throw ConfigurationError("host \(host.name): \(error.message)")
+        }
+    }
+
+    func deleteSimulator(udid: String, on host: RemoteHost) throws {
+        let command = SimulatorCreation.deleteCommand(udid: udid)
+        let output = try host.capture(command, timeoutSeconds: 120)
+        guard output.exit == .exited(0) || SimulatorCreation.isAlreadyGone(output) else {
+            throw ConfigurationError(
+                "host \(host.name): `\(command)` failed (\(output.exit.artifactText)): "
+                    + output.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+
     func xcodeVersion(on host: RemoteHost) throws -> String {
         let output = try host.capture("xcodebuild -version", timeoutSeconds: 60)
         return try XcodeVersion.parse(output.stdoutText).description

@@ -4,11 +4,14 @@ import PipeCore
 import PipeSSH
 
 /// `pipe hosts clean [host…]`: removes what Pipe left on hosts — the run folders of ended runs that were never
-/// removed (interrupted runs, failed clean-ups) and the process groups interrupted runs left running.
+/// removed (interrupted runs, failed clean-ups), the process groups interrupted runs left running, the simulators
+/// they created (`HostsCleanSimulators`), and workspace
+/// caches unused for longer than the retention (`HostsCleanCaches`).
 enum HostsCleanCommand {
     static let spec = CommandSpec(
         name: "clean",
-        summary: "Remove what Pipe left on hosts: run folders of ended runs, processes of interrupted runs.",
+        summary:
+            "Remove what Pipe left on hosts: run folders of ended runs, processes of interrupted runs, old caches.",
         discussion: """
             Works from the run store: the run folders of ended runs (finished, cancelled, interrupted) that were \
             never reported removed, and the process groups their layers started (recorded the moment they \
@@ -18,14 +21,25 @@ enum HostsCleanCommand {
             folder is measured (`find … -type f` with `stat -f %z`) before it goes; the total freed is printed. \
             Folders under a host's runs/ that the run store does not know at all (runs pruned before their folder \
             was cleaned, or another coordinator's) are named, never removed. --dry-run shows what would be stopped \
-            and freed, and changes nothing.
+            and freed, and changes nothing. Simulators such a run created (simulator.create: true) and never \
+            deleted are deleted (`xcrun simctl delete`) before its folder goes.
+
+            Workspace caches (<work dir>/cache/<key>, the copy each sync updates) whose manifest was last written \
+            more than --cache-days days ago (default 14) are removed too; a cache a sync holds (its lock folder \
+            exists) is left alone, and the clean-up takes that lock itself while it removes one.
 
             Examples:
               pipe hosts clean
               pipe hosts clean mac-2 --dry-run
+              pipe hosts clean --cache-days 3
             """,
         arguments: [.variadic("host", help: "Hosts to clean (default: every host of the hosts file).")],
-        options: [.flag("dry-run", short: "n", help: "Show what would be stopped and removed; change nothing.")],
+        options: [
+            .flag("dry-run", short: "n", help: "Show what would be stopped and removed; change nothing."),
+            .value(
+                "cache-days", valueName: "days", default: "\(HostsCleanCaches.defaultDays)",
+                help: "Remove workspace caches unused for more than this many days."),
+        ],
         sections: [
             HelpSection(
                 title: "EXIT CODES",
@@ -40,6 +54,8 @@ enum HostsCleanCommand {
     struct Item {
         var cleanup: RemoteCleanup
         var groups: [(layer: String?, id: Int32)]
+        /// Simulators the run created and did not delete (`HostsCleanSimulators`).
+        var simulators: [String] = []
     }
 
     /// What happened to one item on its host.
@@ -59,6 +75,12 @@ enum HostsCleanCommand {
         let hosts = try session.hosts(named: named)
         let allNames = Set(try session.hosts().map(\.name))
         let dryRun = session.arguments.flag("dry-run")
+        let cacheDays = try session.arguments.int("cache-days") ?? HostsCleanCaches.defaultDays
+        guard cacheDays >= 0 else {
+            throw UsageError(
+                .invalidValue(option: "--cache-days", value: "\(cacheDays)", expected: "0 or more days"),
+                command: session.arguments.command)
+        }
         let store = try session.store
         let console = session.console
 
@@ -85,18 +107,20 @@ enum HostsCleanCommand {
                 continue
             }
             let groups = try processGroups(of: cleanup.runID, on: hostName, store: store)
-            work[hostName, default: []].append(Item(cleanup: cleanup, groups: groups))
+            let simulators = try HostsCleanSimulators.leftBy(cleanup.runID, on: hostName, store: store)
+            work[hostName, default: []].append(Item(cleanup: cleanup, groups: groups, simulators: simulators))
         }
 
         // Every host is visited, also those with nothing pending, to find run folders this store does not know.
         let environment = session.environment
         let results = HostsSession.concurrently(hosts) { host in
-            clean(work[host.name] ?? [], on: host, environment: environment, dryRun: dryRun)
+            clean(work[host.name] ?? [], on: host, environment: environment, dryRun: dryRun, cacheDays: cacheDays)
         }
 
         var outcomes: [Outcome] = []
         var failures: [String] = []
         var unknownFolders: [(host: String, folders: [String])] = []
+        var caches: [(host: String, removals: [HostsCleanCaches.Removal])] = []
         for (host, result) in zip(hosts, results) {
             switch result {
             case .failure(let error) where work[host.name] == nil:
@@ -105,6 +129,13 @@ enum HostsCleanCommand {
                 failures.append("host \(host.name): \(error.message)")
             case .success(let visit):
                 outcomes += visit.outcomes
+                caches.append((host.name, visit.caches))
+                if let error = visit.cacheError { failures.append("host \(host.name): \(error)") }
+                for removal in visit.caches where removal.state == .failed {
+                    failures.append(
+                        "host \(host.name): the workspace cache \(removal.key) could not be removed entirely; "
+                            + "check its permissions under \(host.workDirectory)/cache")
+                }
                 let unknown = try visit.runFolders.filter { folder in
                     let name = String(folder.split(separator: "/").last ?? "")
                     guard RunID(name) != nil, !visit.outcomes.contains(where: { $0.item.cleanup.runID == name }) else {
@@ -128,6 +159,7 @@ enum HostsCleanCommand {
         }
 
         report(outcomes, dryRun: dryRun, hosts: hosts, console: console)
+        for line in HostsCleanCaches.report(caches, days: cacheDays, dryRun: dryRun) { console.out(line + "\n") }
         for (host, folders) in unknownFolders {
             // Runs pruned before their folder was cleaned, or runs of another coordinator (in progress, maybe):
             // nothing here says which, so Pipe leaves them alone.
@@ -200,11 +232,14 @@ enum HostsCleanCommand {
         var outcomes: [Outcome]
         /// Every folder under the work folder's `runs/` after the clean-up (or before, with `--dry-run`).
         var runFolders: [String]
+        /// The workspace caches past the retention.
+        var caches: [HostsCleanCaches.Removal] = []
+        var cacheError: String?
     }
 
-    private static func clean(_ items: [Item], on host: HostConfig, environment: [String: String], dryRun: Bool)
-        -> Result<Visit, RemoteError>
-    {
+    private static func clean(
+        _ items: [Item], on host: HostConfig, environment: [String: String], dryRun: Bool, cacheDays: Int
+    ) -> Result<Visit, RemoteError> {
         let remote: SSHRemoteHost
         do {
             remote = try SSHRemoteHost(connectingTo: host, environment: environment)
@@ -219,6 +254,11 @@ enum HostsCleanCommand {
             var outcome = Outcome(item: item)
             do {
                 try stopGroups(of: item, on: remote, dryRun: dryRun, into: &outcome)
+                if outcome.error == nil, !item.simulators.isEmpty {
+                    let deletion = try HostsCleanSimulators.delete(item.simulators, on: remote, dryRun: dryRun)
+                    outcome.notes += deletion.notes
+                    outcome.error = deletion.error
+                }
                 if outcome.error == nil { try removeFolder(of: item, on: remote, dryRun: dryRun, into: &outcome) }
             } catch let error as RemoteError {
                 outcome.error = error.message
@@ -234,7 +274,21 @@ enum HostsCleanCommand {
         if let listing, listing.exit == .exited(0) {
             folders = listing.stdoutText.split(separator: "\n").map(String.init)
         }
-        return .success(Visit(outcomes: outcomes, runFolders: folders))
+        var visit = Visit(outcomes: outcomes, runFolders: folders)
+        do {
+            let output = try remote.capture(
+                HostsCleanCaches.command(workDirectory: host.workDirectory, days: cacheDays, dryRun: dryRun),
+                timeoutSeconds: 600)
+            visit.caches = HostsCleanCaches.read(output.stdoutText)
+            if output.exit != .exited(0) {
+                visit.cacheError =
+                    "could not clean the workspace caches (\(output.exit.artifactText)): "
+                    + (HostProbe.firstLine(output.stderrText) ?? "no detail")
+            }
+        } catch {
+            visit.cacheError = "could not clean the workspace caches: \(error)"
+        }
+        return .success(visit)
     }
 
     private static func stopGroups(of item: Item, on remote: SSHRemoteHost, dryRun: Bool, into outcome: inout Outcome)

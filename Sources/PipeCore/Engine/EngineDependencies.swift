@@ -52,6 +52,11 @@ public protocol HostInspector {
     ) throws -> SimulatorChoice
     /// The host's Xcode, e.g. `Xcode 16.2 (16C5032a)`.
     func xcodeVersion(on host: RemoteHost) throws -> String
+    /// Creates a simulator of `criteria`'s device type and runtime (`simctl create`) and returns its UDID; throws a
+    /// `ConfigurationError` when the host has no such device type or runtime.
+    func createSimulator(_ criteria: SimulatorCriteria, on host: RemoteHost) throws -> String
+    /// Deletes a simulator Pipe created (`simctl delete`); one already gone is not an error.
+    func deleteSimulator(udid: String, on host: RemoteHost) throws
 }
 
 /// A failure of the request against this host's setup (no such simulator, scheme not shared): `host-config`.

@@ -177,16 +177,30 @@ public final class RunEngine {
         state.record.xcode = (try? inspector.xcodeVersion(on: remote)).map { version in
             environment["DEVELOPER_DIR"].map { "\(version) at \($0)" } ?? version
         }
-        let simulators = try inspector.simulators(on: remote)
+        var simulators = try inspector.simulators(on: remote)
         state.journal.emit(.simulatorsListed(host: session.host.name, available: simulators.count))
         var criteria = pipeline.simulator
         if let udid = request.udidOverride { criteria.udid = udid }
         let needsSimulator = state.record.layers.contains { plugins.plugin(kind: $0.plugin)?.needsSimulator ?? false }
         var choice: SimulatorChoice?
+        var createdSimulator: String?
+        // Deleted however the run ends (RunEngine+CreatedSimulator.swift).
+        defer {
+            if let createdSimulator {
+                deleteCreatedSimulator(createdSimulator, on: remote, host: session.host.name, journal: state.journal)
+            }
+        }
         if needsSimulator {
-            choice = try inspector.choose(
-                criteria, among: simulators, excluding: [],
-                udidSource: request.udidOverrideSource ?? "the pipeline's simulator.udid")
+            do {
+                choice = try inspector.choose(
+                    criteria, among: simulators, excluding: [],
+                    udidSource: request.udidOverrideSource ?? "the pipeline's simulator.udid")
+            } catch let nothingMatched as ConfigurationError where criteria.create && criteria.udid == nil {
+                // `simulator.create: true`: make one, record it, choose it.
+                let created = try createSimulator(
+                    criteria, nothingMatched: nothingMatched, on: remote, host: session.host.name, state: &state)
+                (simulators, choice, createdSimulator) = (created.simulators, created.choice, created.udid)
+            }
             state.record.simulator = choice
             try state.journal.runChanged(state.record)
             if let choice { state.journal.emit(.simulatorChosen(host: session.host.name, choice: choice)) }

@@ -73,6 +73,11 @@ final class RunJournal: EventSink {
         return "cancelled by \(request.requestedBy): \(request.reason)"
     }
 
+    /// Stores an event only the store needs (what `pipe hosts clean` reads back), not shown to anyone.
+    func record(_ draft: StoredEvent.Draft) throws {
+        _ = try store?.appendEvent(draft, runID: runID)
+    }
+
     func emit(_ original: RunEvent) {
         let event = original.redacted(by: redactor)
         if let store {

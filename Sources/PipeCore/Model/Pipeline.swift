@@ -80,12 +80,19 @@ public struct SimulatorCriteria: Sendable, Equatable {
     public var runtime: String?
     /// An exact UDID: overrides the rest, and must name an available simulator.
     public var udid: String?
+    /// When no simulator matches, create one of `deviceName` on `runtime` (`simctl create`), deleted when the run
+    /// ends.
+    public var create: Bool
 
-    public init(platform: String = "iOS", deviceName: String? = nil, runtime: String? = nil, udid: String? = nil) {
+    public init(
+        platform: String = "iOS", deviceName: String? = nil, runtime: String? = nil, udid: String? = nil,
+        create: Bool = false
+    ) {
         self.platform = platform
         self.deviceName = deviceName
         self.runtime = runtime
         self.udid = udid
+        self.create = create
     }
 }
 

@@ -319,7 +319,7 @@ struct PipelineDecoder {
         guard let node = document.value("simulator"),
             let mapping = document.reader.mapping(node, at: document.path.appending("simulator"))
         else { return criteria }
-        mapping.rejectUnknownKeys(allowed: ["platform", "device", "runtime", "udid"])
+        mapping.rejectUnknownKeys(allowed: ["platform", "device", "runtime", "udid", "create"])
         if let node = mapping.value("platform"),
             let platform = mapping.reader.nonEmptyString(node, at: mapping.path.appending("platform"))
         {
@@ -343,6 +343,12 @@ struct PipelineDecoder {
             }
         }
         criteria.udid = mapping.read("udid", { $0.nonEmptyString })
+        criteria.create = mapping.read("create", { $0.boolean }) ?? false
+        if criteria.create, criteria.deviceName == nil, let node = mapping.value("create") {
+            problems.error(
+                mapping.path.appending("create"), at: node.start,
+                "'create: true' needs 'device' (a device type such as iPhone 15) to create a simulator from")
+        }
         if criteria.udid != nil, let node = mapping.value("device") ?? mapping.value("runtime") {
             problems.warning(
                 mapping.path.appending("udid"), at: node.start,
