@@ -157,10 +157,12 @@ extension RunEngine {
         let simulators: [Simulator]
         let criteria: SimulatorCriteria
         let firstChoice: SimulatorChoice?
+        /// A simulator Pipe created for the run here (`simulator.create`), deleted when the run ends.
+        let createdSimulator: String?
 
         init(
             link: HostLink, remoteRunFolder: String, remoteWorkspace: String, simulators: [Simulator],
-            criteria: SimulatorCriteria, firstChoice: SimulatorChoice?
+            criteria: SimulatorCriteria, firstChoice: SimulatorChoice?, createdSimulator: String?
         ) {
             self.link = link
             self.remoteRunFolder = remoteRunFolder
@@ -168,6 +170,7 @@ extension RunEngine {
             self.simulators = simulators
             self.criteria = criteria
             self.firstChoice = firstChoice
+            self.createdSimulator = createdSimulator
         }
     }
 

@@ -149,6 +149,10 @@ public final class RunEngine {
         // Cleans up over whatever connection is current then: a layer may have had to reconnect or move.
         defer {
             for place in context.places {
+                if let udid = place.createdSimulator {
+                    deleteCreatedSimulator(
+                        udid, on: place.link.remote, host: place.link.host.name, journal: state.journal)
+                }
                 cleanUpRemote(place.remoteRunFolder, on: place.link.remote, journal: state.journal)
             }
         }
@@ -184,9 +188,11 @@ public final class RunEngine {
         let needsSimulator = state.record.layers.contains { plugins.plugin(kind: $0.plugin)?.needsSimulator ?? false }
         var choice: SimulatorChoice?
         var createdSimulator: String?
-        // Deleted however the run ends (RunEngine+CreatedSimulator.swift).
+        var placeReady = false
+        // A simulator made here goes when the run ends (with the place, in `execute`), or now when the place could
+        // not be set up after all (RunEngine+CreatedSimulator.swift).
         defer {
-            if let createdSimulator {
+            if !placeReady, let createdSimulator {
                 deleteCreatedSimulator(createdSimulator, on: remote, host: session.host.name, journal: state.journal)
             }
         }
@@ -219,9 +225,10 @@ public final class RunEngine {
             cacheKey: Self.workspaceCacheKey(pipeline.repository, project: request.projectDirectory),
             to: remoteWorkspace)
         state.journal.emit(.workspaceUploaded(host: session.host.name, bytes: upload.bytes, seconds: upload.seconds))
+        placeReady = true
         return HostPlace(
             link: link, remoteRunFolder: remoteRunFolder, remoteWorkspace: remoteWorkspace, simulators: simulators,
-            criteria: criteria, firstChoice: choice)
+            criteria: criteria, firstChoice: choice, createdSimulator: createdSimulator)
     }
 
     /// Creates the run's folder on the host and returns its absolute path: commands run from other folders (the
