@@ -214,9 +214,10 @@ public final class Controller: @unchecked Sendable {
             } else {
                 fireSchedules(now)
                 let began = DispatchTime.now().uptimeNanoseconds
-                if let started = dispatch(now),
+                if let pass = dispatch(now),
                     dispatchStats.record(
-                        nanoseconds: DispatchTime.now().uptimeNanoseconds - began, started: started)
+                        nanoseconds: DispatchTime.now().uptimeNanoseconds - began, started: pass.started,
+                        launchNanoseconds: pass.launchNanoseconds)
                 {
                     log.notice(dispatchStats.notice)
                 }
@@ -358,9 +359,9 @@ public final class Controller: @unchecked Sendable {
 
     // MARK: - The queue
 
-    /// One scheduling decision; returns how many runs it started, or nil when the queue was empty (no decision)
-    /// or could not be read.
-    private func dispatch(_ now: Date) -> Int? {
+    /// One scheduling decision; returns how many runs it started and the time their launches took, or nil when the
+    /// queue was empty (no decision) or could not be read.
+    private func dispatch(_ now: Date) -> (started: Int, launchNanoseconds: UInt64)? {
         let waiting: [QueuedRun]
         do {
             waiting = try store.waitingRuns(limit: 500)
@@ -388,7 +389,7 @@ public final class Controller: @unchecked Sendable {
             } catch let error as HostsUnavailable {
                 // The coordinator's problem, not the requests': they wait until the hosts file is fixed.
                 reportHostsProblem(error)
-                return 0
+                return (0, 0)
             } catch {
                 // The pipeline cannot run at all: its queued runs fail now, with the reason, rather than wait.
                 for item in waiting where item.request.pipeline == name { fail(item, problem: "\(error)") }
@@ -400,7 +401,7 @@ public final class Controller: @unchecked Sendable {
             free = try freeSlots(capacity: capacity, runs: runs)
         } catch {
             log.notice(ControllerNotice("problem", "could not read the host leases: \(error)", isProblem: true))
-            return 0
+            return (0, 0)
         }
         lock.lock()
         hostsProblem = nil
@@ -413,12 +414,13 @@ public final class Controller: @unchecked Sendable {
             hostsOfPipeline: hostsOfPipeline)
         reportHolds(plan.holds, waiting: candidates)
         var started = 0
+        let launching = DispatchTime.now().uptimeNanoseconds
         for start in plan.starts {
             guard let item = candidates.first(where: { $0.runID == start.runID }) else { continue }
             launch(item, host: start.host)
             started += 1
         }
-        return started
+        return (started, DispatchTime.now().uptimeNanoseconds - launching)
     }
 
     /// Free slots per host: capacity, minus the slots leased in the store (by any process), minus this controller's
