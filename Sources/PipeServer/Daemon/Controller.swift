@@ -40,6 +40,8 @@ public final class Controller: @unchecked Sendable {
     private var reportedHolds: [String: DispatchPlanner.Hold] = [:]
     private var holding = false
     private var hostsProblem: String?
+    /// The time the scheduling decisions take (only the loop's thread touches it).
+    private var dispatchStats = DispatchStats()
 
     private struct ActiveRun {
         var pipeline: String
@@ -211,11 +213,19 @@ public final class Controller: @unchecked Sendable {
                 if now >= stopping.at.addingTimeInterval(grace) { cancelAll(after: grace, reason: stopping.reason) }
             } else {
                 fireSchedules(now)
-                dispatch(now)
+                let began = DispatchTime.now().uptimeNanoseconds
+                if let pass = dispatch(now),
+                    dispatchStats.record(
+                        nanoseconds: DispatchTime.now().uptimeNanoseconds - began, started: pass.started,
+                        launchNanoseconds: pass.launchNanoseconds)
+                {
+                    log.notice(dispatchStats.notice)
+                }
             }
             Thread.sleep(forTimeInterval: tickSeconds)
         }
         watcher?.stop()
+        if dispatchStats.decisions > 0 { log.notice(dispatchStats.notice) }
         _ = try? store.releaseControllerLock(owner: owner)
         log.notice(ControllerNotice("stopped", "controller stopped: every run has ended; lock released"))
     }
@@ -349,15 +359,17 @@ public final class Controller: @unchecked Sendable {
 
     // MARK: - The queue
 
-    private func dispatch(_ now: Date) {
+    /// One scheduling decision; returns how many runs it started and the time their launches took, or nil when the
+    /// queue was empty (no decision) or could not be read.
+    private func dispatch(_ now: Date) -> (started: Int, launchNanoseconds: UInt64)? {
         let waiting: [QueuedRun]
         do {
             waiting = try store.waitingRuns(limit: 500)
         } catch {
             log.notice(ControllerNotice("problem", "could not read the queue: \(error)", isProblem: true))
-            return
+            return nil
         }
-        guard !waiting.isEmpty else { return }
+        guard !waiting.isEmpty else { return nil }
         lock.lock()
         let limits = config.limits
         let runs = active
@@ -377,7 +389,7 @@ public final class Controller: @unchecked Sendable {
             } catch let error as HostsUnavailable {
                 // The coordinator's problem, not the requests': they wait until the hosts file is fixed.
                 reportHostsProblem(error)
-                return
+                return (0, 0)
             } catch {
                 // The pipeline cannot run at all: its queued runs fail now, with the reason, rather than wait.
                 for item in waiting where item.request.pipeline == name { fail(item, problem: "\(error)") }
@@ -389,7 +401,7 @@ public final class Controller: @unchecked Sendable {
             free = try freeSlots(capacity: capacity, runs: runs)
         } catch {
             log.notice(ControllerNotice("problem", "could not read the host leases: \(error)", isProblem: true))
-            return
+            return (0, 0)
         }
         lock.lock()
         hostsProblem = nil
@@ -401,10 +413,14 @@ public final class Controller: @unchecked Sendable {
             running: Dictionary(grouping: runs.values, by: \.pipeline).mapValues(\.count), freeSlots: free,
             hostsOfPipeline: hostsOfPipeline)
         reportHolds(plan.holds, waiting: candidates)
+        var started = 0
+        let launching = DispatchTime.now().uptimeNanoseconds
         for start in plan.starts {
             guard let item = candidates.first(where: { $0.runID == start.runID }) else { continue }
             launch(item, host: start.host)
+            started += 1
         }
+        return (started, DispatchTime.now().uptimeNanoseconds - launching)
     }
 
     /// Free slots per host: capacity, minus the slots leased in the store (by any process), minus this controller's
