@@ -74,9 +74,7 @@ enum ChatOpsCommand {
         }
         let project = try context.projectFolder()
         let hostsFile =
-            arguments.string("hosts-file").map {
-                URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
-            } ?? project.defaultHostsFile
+            context.hostsFile(of: project)
         let store = try StoreAccess.open(context, project: project)
         let console = context.console
         let log: @Sendable (String) -> Void = { console.err($0 + "\n") }

@@ -65,9 +65,7 @@ enum ControllerCommand {
         if context.arguments.flag("check") { return check(config, context: context) }
 
         let hostsFile =
-            context.arguments.string("hosts-file").map {
-                URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
-            } ?? project.defaultHostsFile
+            context.hostsFile(of: project)
         let storeURL = StoreAccess.location(context, project: project)
         let store = try SQLiteRunStore(location: storeURL)
         // Runs an earlier controller left running when it died: their records say interrupted before anything else.
@@ -145,9 +143,7 @@ enum ControllerCommand {
         ControllerConfigLoader(pipelines: project.availablePipelines()) { name, parameters, ref in
             do {
                 let file = try project.pipelineFile(for: name, currentDirectory: project.url)
-                let catalog = PluginCatalog(projectDirectory: project.url, environment: context.environment)
-                _ = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: { _ in })).load(
-                    path: file, parameters: parameters, environment: context.environment)
+                _ = try project.loadPipeline(file, parameters: parameters, environment: context.environment)
                 return nil
             } catch let error as SpecErrors {
                 return error.problems.map(\.description).joined(separator: "; ")

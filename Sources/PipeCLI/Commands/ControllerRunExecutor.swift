@@ -81,9 +81,7 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
     /// A pipeline of the project folder by name, with parameters and ref, checked as `pipe run` checks it.
     func loadPipeline(_ name: String, parameters: [String: String], ref: String?) throws -> Pipeline {
         let file = try project.pipelineFile(for: name, currentDirectory: project.url)
-        let catalog = PluginCatalog(projectDirectory: project.url, environment: environment)
-        var pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: { _ in })).load(
-            path: file, parameters: parameters, environment: environment)
+        var pipeline = try project.loadPipeline(file, parameters: parameters, environment: environment)
         if let ref { pipeline.repository.ref = ref }
         return pipeline
     }

@@ -50,10 +50,9 @@ enum EnqueueCommand {
         if let ref, ref.trimmingCharacters(in: .whitespaces).isEmpty {
             throw UsageError(.custom("--ref is empty; give a branch, tag or commit"), command: arguments.command)
         }
-        let catalog = PluginCatalog(projectDirectory: project.url, environment: context.environment)
         do {
-            _ = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: context.console.err)).load(
-                path: file, parameters: parameters, environment: context.environment)
+            _ = try project.loadPipeline(
+                file, parameters: parameters, environment: context.environment, warn: context.console.err)
         } catch {
             context.console.err(error.description + "\nerror: nothing was queued\n")
             return PipeExitCode.usage.rawValue

@@ -20,10 +20,7 @@ final class HostsSession {
     init(_ context: CommandContext) throws {
         self.context = context
         project = try context.projectFolder()
-        hostsFile =
-            context.arguments.string("hosts-file").map {
-                URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
-            } ?? project.defaultHostsFile
+        hostsFile = context.hostsFile(of: project)
     }
 
     var arguments: ParsedArguments { context.arguments }

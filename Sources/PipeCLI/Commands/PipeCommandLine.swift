@@ -108,6 +108,13 @@ struct CommandContext {
     var console: Console
     var currentDirectory: URL
 
+    /// `--hosts-file`, else the project's `.pipe/hosts.yml`.
+    func hostsFile(of project: ProjectFolder) -> URL {
+        arguments.string("hosts-file").map {
+            URL(fileURLWithPath: $0, relativeTo: currentDirectory).standardizedFileURL
+        } ?? project.defaultHostsFile
+    }
+
     func projectFolder() throws -> ProjectFolder {
         try ProjectFolder.locate(explicit: arguments.string("project-dir"), from: currentDirectory)
     }

@@ -49,10 +49,9 @@ enum RerunCommand {
         let file = try project.pipelineFile(for: earlier.pipeline, currentDirectory: context.currentDirectory)
         var pipeline: Pipeline
         do {
-            let catalog = PluginCatalog(projectDirectory: project.url, environment: context.environment)
-            pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: context.console.err))
-                .load(
-                    path: file, parameters: earlier.request.parameters, environment: context.environment)
+            pipeline = try project.loadPipeline(
+                file, parameters: earlier.request.parameters, environment: context.environment,
+                warn: context.console.err)
         } catch {
             context.console.err(error.description + "\n")
             return PipeExitCode.usage.rawValue

@@ -45,10 +45,8 @@ enum RunCommand {
         let parameters = try parameters(arguments)
         var pipeline: Pipeline
         do {
-            let catalog = PluginCatalog(projectDirectory: project.url, environment: context.environment)
-            pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: context.console.err))
-                .load(
-                    path: file, parameters: parameters, environment: context.environment)
+            pipeline = try project.loadPipeline(
+                file, parameters: parameters, environment: context.environment, warn: context.console.err)
         } catch {
             context.console.err(error.description + "\n")
             return PipeExitCode.usage.rawValue

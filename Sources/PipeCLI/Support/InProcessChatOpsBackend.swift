@@ -51,9 +51,7 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
         for pair in chat.parameters { parameters[pair.key] = pair.value }
         var pipeline: Pipeline
         do {
-            let catalog = PluginCatalog(projectDirectory: project.url, environment: environment)
-            pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: { _ in })).load(
-                path: file, parameters: parameters, environment: environment)
+            pipeline = try project.loadPipeline(file, parameters: parameters, environment: environment)
         } catch {
             throw ChatOpsBackendError(error.description)
         }

@@ -30,11 +30,9 @@ final class QueueChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
         var parameters: [String: String] = [:]
         for pair in chat.parameters { parameters[pair.key] = pair.value }
         let file = try project.pipelineFile(for: chat.pipeline, currentDirectory: project.url)
-        let catalog = PluginCatalog(projectDirectory: project.url, environment: environment)
         let pipeline: Pipeline
         do {
-            pipeline = try PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: { _ in })).load(
-                path: file, parameters: parameters, environment: environment)
+            pipeline = try project.loadPipeline(file, parameters: parameters, environment: environment)
         } catch {
             throw ChatOpsBackendError(error.description)
         }

@@ -9,9 +9,7 @@ enum RunLauncher {
     /// The hosts file (`--hosts-file` or `.pipe/hosts.yml`); `nil` after printing its problems.
     static func hosts(_ context: CommandContext, project: ProjectFolder) throws -> [HostConfig]? {
         let hostsFile =
-            context.arguments.string("hosts-file").map {
-                URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
-            } ?? project.defaultHostsFile
+            context.hostsFile(of: project)
         guard FileManager.default.fileExists(atPath: hostsFile.path) else {
             throw RequestError(
                 "no hosts file at \(hostsFile.path): list your Mac hosts there (see docs/pipeline-format.md), or run "

@@ -24,11 +24,10 @@ enum RunPipelineFile {
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw LoadFailure(file: relativePath(file, to: project.url), reason: "the file is gone")
         }
-        let catalog = PluginCatalog(projectDirectory: project.url, environment: environment)
         var warnings = ""
-        let loader = PipelineLoader(registry: catalog.schemas(forPipelineAt: file, warn: { warnings += $0 }))
         do {
-            return try loader.load(path: file, parameters: record.request.parameters, environment: environment)
+            return try project.loadPipeline(
+                file, parameters: record.request.parameters, environment: environment, warn: { warnings += $0 })
         } catch {
             throw LoadFailure(
                 file: relativePath(file, to: project.url), reason: warnings + error.description)
