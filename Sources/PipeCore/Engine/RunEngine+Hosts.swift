@@ -184,6 +184,8 @@ extension RunEngine {
         private(set) var place: HostPlace
         /// Every place the run used, for clean-up.
         private(set) var places: [HostPlace]
+        /// Work the run's layers share (one build for the layers that test the same scheme).
+        let sharedWork = RunSharedWork()
 
         init(request: RunRequest, candidates: [HostConfig], workspace: URL, place: HostPlace) {
             self.request = request

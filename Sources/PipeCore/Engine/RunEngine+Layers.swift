@@ -73,7 +73,8 @@ extension RunEngine {
                 remoteWorkspace: context.remoteWorkspace, localArtifacts: layerFolder,
                 projectDirectory: state.projectDirectory, runStartTime: state.started,
                 events: state.journal, cancellation: cancellation,
-                secrets: context.request.secrets.subset(spec.secrets), redactor: state.journal.redactor)
+                secrets: context.request.secrets.subset(spec.secrets), redactor: state.journal.redactor,
+                sharedWork: context.sharedWork)
             var result: LayerResult
             var connectionLost = false
             do {

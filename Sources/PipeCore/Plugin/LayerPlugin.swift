@@ -69,6 +69,8 @@ public struct LayerContext {
     public var secrets: SecretValues
     /// Masks every secret of the run; apply it to anything written to the artifacts.
     public var redactor: SecretRedactor
+    /// Work done once per run and shared by its layers (one build for the layers that test the same scheme).
+    public var sharedWork: RunSharedWork
 
     /// `url` relative to the project folder, the way artifact paths are recorded and shown.
     public func projectRelativePath(_ url: URL) -> String { relativePath(url, to: projectDirectory) }
@@ -77,7 +79,8 @@ public struct LayerContext {
         runID: String, pipelineName: String, layer: LayerSpec, attempt: Int, host: RemoteHost, hostName: String,
         simulator: Simulator?, remoteRunFolder: String, remoteWorkspace: String, localArtifacts: URL,
         projectDirectory: URL, runStartTime: Date, events: EventSink, cancellation: CancellationToken,
-        secrets: SecretValues = SecretValues(), redactor: SecretRedactor = SecretRedactor(SecretValues())
+        secrets: SecretValues = SecretValues(), redactor: SecretRedactor = SecretRedactor(SecretValues()),
+        sharedWork: RunSharedWork = RunSharedWork()
     ) {
         self.runID = runID
         self.pipelineName = pipelineName
@@ -95,6 +98,7 @@ public struct LayerContext {
         self.cancellation = cancellation
         self.secrets = secrets
         self.redactor = redactor
+        self.sharedWork = sharedWork
     }
 }
 
