@@ -113,4 +113,53 @@ final class RenderingTests: XCTestCase {
         XCTAssertFalse(text.contains("s3cr3t"))
         XCTAssertFalse(text.contains("alice"))
     }
+
+    /// Two layers running at once, their events interleaved as the engine emits them.
+    static let interleaved: [RunEvent] = [
+        .layerStarted(layer: "logic", attempt: 1),
+        .testFinished(layer: "logic", result: TestCaseResult(identifier: "L/a()", status: .passed)),
+        .layerStarted(layer: "intent", attempt: 1),
+        .output(layer: "logic", stream: .stdout, text: "logic one\nlogic t"),
+        .testFinished(layer: "intent", result: TestCaseResult(identifier: "I/a()", status: .passed)),
+        .output(layer: "intent", stream: .stdout, text: "intent one\n"),
+        .output(layer: "logic", stream: .stdout, text: "wo\n"),
+        .testFinished(
+            layer: "logic", result: TestCaseResult(identifier: "L/b()", status: .failed, failureMessage: "boom")),
+        .layerFinished(
+            layer: "logic", attempt: 1,
+            result: LayerResultSummary(
+                outcome: .testsFailed, evidence: [], exitText: "65", passedTests: 1, failedTests: 1, seconds: 1)),
+        .testFinished(layer: "intent", result: TestCaseResult(identifier: "I/b()", status: .passed)),
+    ]
+
+    func testLinesOfLayersRunningAtOnceNameTheirLayerAndRawOutputStaysWholeLines() {
+        var text = ""
+        let renderer = LiveRenderer(style: .plain, verbose: true, clock: nil, write: { text += $0 })
+        for event in Self.interleaved { renderer.emit(event) }
+        XCTAssertEqual(
+            text,
+            """
+            ▸ layer logic
+                ✓ L/a()
+            ▸ layer intent
+            [logic] logic one
+                ✓ [intent] I/a()
+            [intent] intent one
+            [logic] logic two
+                ✗ [logic] L/b() failed
+                      boom
+            ✗ layer logic: tests-failed — 1 passed, 1 failed, exit 65 (1.00 s)
+                ✓ I/b()
+
+            """, "a layer alone is not named; one running beside another is")
+    }
+
+    func testTheTerminalProgressLineCountsEveryRunningLayer() {
+        var text = ""
+        let renderer = LiveRenderer(style: .terminal, write: { text += $0 })
+        for event in Self.interleaved { renderer.emit(event) }
+        XCTAssertTrue(text.contains("  … logic: 1 passed · intent: 1 passed"), text)
+        XCTAssertTrue(text.contains("  … logic: 1 passed, 1 failed · intent: 1 passed"), text)
+        XCTAssertTrue(text.hasSuffix("  … intent: 2 passed"), "logic ended: only intent is counted\n\(text)")
+    }
 }

@@ -66,8 +66,9 @@ final class PipelineErrorTests: XCTestCase {
                 notifications: slack
                 """),
             [
-                "pipelines/test.yml:3:1: error: notifications: unknown key; expected one of 'description', 'flaky', "
-                    + "'host', 'layers', 'parameters', 'repository', 'retry', 'secrets' or 'simulator'"
+                "pipelines/test.yml:3:1: error: notifications: unknown key; expected one of 'concurrency', "
+                    + "'description', 'flaky', 'host', 'layers', 'parameters', 'repository', 'retry', 'secrets' or "
+                    + "'simulator'"
             ])
         XCTAssertEqual(
             SpecFixtures.errors("layers:\n  ui: { plugin: shell, run: x, colour: red }\n"),

@@ -11,6 +11,10 @@ import PipeReport
 /// output is not a terminal (`plain`), nothing is rewritten and each line starts with a UTC timestamp (unless the
 /// renderer has no clock: `pipe report` output must be the same for the same input). Raw xcodebuild output is not
 /// shown here (it is in each layer's log file) unless `verbose`. Every string passes through the `SecretRedactor`.
+///
+/// Layers may run at the same time, so their events interleave: while another layer runs, a line about a layer (a
+/// test, a command, raw output) starts with `[layer]`, and the progress line shows every running layer's counts.
+/// The engine emits one event at a time, so this renderer needs no lock.
 public final class LiveRenderer: EventSink {
     public enum Style {
         case terminal
@@ -23,9 +27,11 @@ public final class LiveRenderer: EventSink {
     private let redactor: SecretRedactor
     private let write: (String) -> Void
 
-    /// The layer whose progress line is on screen, with its counts.
-    private var progress: (layer: String, passed: Int, failed: Int, skipped: Int)?
+    /// The layers running now, in the order they started, with their counts for the progress line.
+    private var running: [(layer: String, passed: Int, failed: Int, skipped: Int)] = []
     private var progressShown = false
+    /// Raw output of a layer not yet ended by a newline (verbose): lines of layers running at once stay whole.
+    private var partialOutput: [String: String] = [:]
 
     /// - Parameters:
     ///   - clock: stamps plain lines; `nil` for output that must not depend on when it was made.
@@ -63,42 +69,54 @@ public final class LiveRenderer: EventSink {
             line("simulator \(choice.simulator.udid) — \(choice.reason)", mark: "✓")
         case .layerStarted(let layer, let attempt):
             line("layer \(layer)" + (attempt > 1 ? " (attempt \(attempt))" : ""), mark: "▸")
-            progress = (layer, 0, 0, 0)
-        case .remoteCommand(_, let command):
-            line(command, mark: "$", indent: 2)
-        case .remoteProcessStarted(_, let host, let processGroup):
-            if verbose { line("running on \(host) in process group \(processGroup)", mark: " ", indent: 4) }
+            running.removeAll { $0.layer == layer }
+            running.append((layer, 0, 0, 0))
+        case .remoteCommand(let layer, let command):
+            line(tagged(command, layer), mark: "$", indent: 2)
+        case .remoteProcessStarted(let layer, let host, let processGroup):
+            if verbose {
+                line(tagged("running on \(host) in process group \(processGroup)", layer), mark: " ", indent: 4)
+            }
         case .testFinished(let layer, let result):
-            showTest(result)
+            showTest(result, layer: layer)
             count(result, layer: layer)
-        case .output(_, _, let text):
-            if verbose { raw(text) }
+        case .output(let layer, _, let text):
+            if verbose { raw(text, layer: layer) }
         case .layerFinished(let layer, _, let result):
-            progress = nil
+            flushOutput(of: layer)
+            running.removeAll { $0.layer == layer }
             showLayer(layer, result)
-        case .artifactsPulled(_, let paths):
+        case .artifactsPulled(let layer, let paths):
             // The summary lists every path; here one line says where they went.
             let folders = Set(paths.map { ($0 as NSString).deletingLastPathComponent }).sorted()
-            line("brought back \(paths.count) artifacts into \(folders.joined(separator: ", "))/", mark: " ", indent: 4)
+            line(
+                tagged("brought back \(paths.count) artifacts into \(folders.joined(separator: ", "))/", layer),
+                mark: " ", indent: 4)
         case .warning(let message):
             line("warning: \(message)", mark: "!")
         case .note(let message):
             line(message, mark: "·")
         case .runFinished(let summary):
-            progress = nil
+            running = []
             showSummary(summary)
         }
     }
 
-    private func showTest(_ result: TestCaseResult) {
+    /// `text` about `layer`, named when another layer runs at the same time (their lines interleave).
+    private func tagged(_ text: String, _ layer: String) -> String {
+        running.contains { $0.layer != layer } ? "[\(layer)] \(text)" : text
+    }
+
+    private func showTest(_ result: TestCaseResult, layer: String) {
         let duration = result.durationSeconds.map { " (\(Self.seconds($0)))" } ?? ""
+        let identifier = tagged(result.identifier, layer)
         switch result.status {
-        case .passed: line("\(result.identifier)\(duration)", mark: "✓", indent: 4)
+        case .passed: line("\(identifier)\(duration)", mark: "✓", indent: 4)
         case .skipped:
-            line("\(result.identifier) skipped" + (result.failureMessage.map { ": \($0)" } ?? ""), mark: "-", indent: 4)
-        case .expectedFailure: line("\(result.identifier) (expected failure)\(duration)", mark: "✓", indent: 4)
+            line("\(identifier) skipped" + (result.failureMessage.map { ": \($0)" } ?? ""), mark: "-", indent: 4)
+        case .expectedFailure: line("\(identifier) (expected failure)\(duration)", mark: "✓", indent: 4)
         case .failed:
-            line("\(result.identifier) failed\(duration)", mark: "✗", indent: 4)
+            line("\(identifier) failed\(duration)", mark: "✗", indent: 4)
             let location = result.failureLocation.map { "\($0): " } ?? ""
             if let message = result.failureMessage {
                 let lines = message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
@@ -113,17 +131,20 @@ public final class LiveRenderer: EventSink {
     }
 
     private func count(_ result: TestCaseResult, layer: String) {
-        guard style == .terminal, var current = progress, current.layer == layer else { return }
+        guard style == .terminal, let index = running.firstIndex(where: { $0.layer == layer }) else { return }
         switch result.status {
-        case .passed, .expectedFailure: current.passed += 1
-        case .failed: current.failed += 1
-        case .skipped: current.skipped += 1
+        case .passed, .expectedFailure: running[index].passed += 1
+        case .failed: running[index].failed += 1
+        case .skipped: running[index].skipped += 1
         }
-        progress = current
-        var text = "  … \(layer): \(current.passed) passed"
-        if current.failed > 0 { text += ", \(current.failed) failed" }
-        if current.skipped > 0 { text += ", \(current.skipped) skipped" }
-        write(redactor.redact(text))
+        let parts = running.map { current in
+            var text = "\(current.layer): \(current.passed) passed"
+            if current.failed > 0 { text += ", \(current.failed) failed" }
+            if current.skipped > 0 { text += ", \(current.skipped) skipped" }
+            return text
+        }
+        clearProgress()
+        write(redactor.redact("  … " + parts.joined(separator: " · ")))
         progressShown = true
     }
 
@@ -180,9 +201,29 @@ public final class LiveRenderer: EventSink {
         }
     }
 
-    private func raw(_ text: String) {
+    /// Raw output, whole lines at a time, each named by its layer while another layer runs.
+    private func raw(_ text: String, layer: String) {
+        var lines = (partialOutput[layer] ?? "") + text
+        guard let lastNewline = lines.lastIndex(of: "\n") else {
+            partialOutput[layer] = lines
+            return
+        }
+        partialOutput[layer] = String(lines[lines.index(after: lastNewline)...])
+        lines = String(lines[...lastNewline])
         clearProgress()
-        write(redactor.redact(text))
+        guard running.contains(where: { $0.layer != layer }) else {
+            write(redactor.redact(lines))
+            return
+        }
+        for text in lines.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            write(redactor.redact("[\(layer)] \(text)\n"))
+        }
+    }
+
+    /// Shows what is left of a layer's raw output when it ends.
+    private func flushOutput(of layer: String) {
+        if let rest = partialOutput[layer], !rest.isEmpty { raw("\n", layer: layer) }
+        partialOutput[layer] = nil
     }
 
     /// Erases the progress line (carriage return, clear line) before anything else is written over it.

@@ -21,7 +21,7 @@ extension RunEngine {
     /// the choice.
     func createSimulator(
         _ criteria: SimulatorCriteria, nothingMatched: ConfigurationError, on remote: RemoteHost, host: String,
-        state: inout RunState
+        state: RunState
     ) throws -> (simulators: [Simulator], choice: SimulatorChoice, udid: String) {
         let udid: String
         do {

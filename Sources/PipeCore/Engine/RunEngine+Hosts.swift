@@ -12,18 +12,20 @@ extension RunEngine {
     ///
     /// Default policy: an infrastructure failure is retried once, on another host where there is one. A host that
     /// cannot be reached or refuses Pipe is recorded unhealthy and leaves rotation until `pipe hosts check` passes.
-    func connect(_ candidates: [HostConfig], state: inout RunState) throws -> Session {
+    func connect(_ candidates: [HostConfig], state: RunState) throws -> Session {
         var lastError: RemoteError?
         var failed: Set<String> = []
         for attempt in 1...2 {
             try checkCancelled()
-            let host = try leaseHost(candidates, excluding: candidates.count > 1 ? failed : [], state: &state)
+            let host = try leaseHost(candidates, excluding: candidates.count > 1 ? failed : [], state: state)
             do {
                 let connected = try connector.connect(host, cancellation: cancellation)
-                state.record.host = .init(
-                    name: host.name, endpoint: host.endpoint, keyType: connected.keyType,
-                    fingerprint: connected.fingerprint)
-                try state.journal.runChanged(state.record)
+                try state.locked {
+                    state.record.host = .init(
+                        name: host.name, endpoint: host.endpoint, keyType: connected.keyType,
+                        fingerprint: connected.fingerprint)
+                    try state.journal.runChanged(state.record)
+                }
                 state.journal.emit(
                     .hostConnected(
                         host: host.name, endpoint: host.endpoint, keyType: connected.keyType,
@@ -48,7 +50,7 @@ extension RunEngine {
 
     /// The host to use: without a store, the first candidate not yet failed; with one, a leased slot, waiting
     /// while every matching host is busy.
-    func leaseHost(_ candidates: [HostConfig], excluding failed: Set<String>, state: inout RunState) throws
+    func leaseHost(_ candidates: [HostConfig], excluding failed: Set<String>, state: RunState) throws
         -> HostConfig
     {
         guard let leases else { return candidates.first { !failed.contains($0.name) } ?? candidates[0] }
@@ -74,13 +76,13 @@ extension RunEngine {
     }
 
     /// A simulator this run may use now: the one wanted when no other run holds it, else the next best one that
-    /// is free, waiting while every fitting simulator is busy. Without a store, the one wanted.
+    /// is free, waiting while every fitting simulator is busy. Without a store, the one wanted. `tried` holds the
+    /// simulators not to fall back to: those an earlier attempt used and those the run's other layers hold.
     func leaseSimulator(
-        _ wanted: Simulator, layer: String, context: LayerRunContext, excluding tried: Set<String>,
-        state: inout RunState
+        _ wanted: Simulator, layer: String, place: HostPlace, excluding tried: Set<String>, state: RunState
     ) throws -> Simulator {
         guard let leases else { return wanted }
-        let host = context.hostName
+        let host = place.hostName
         let deadline = clock().addingTimeInterval(leaseWaitSeconds)
         var candidate = wanted
         var announced = false
@@ -97,9 +99,9 @@ extension RunEngine {
             let heldByOthers = Set(
                 try leases.activeLeases(host: host).filter { $0.kind == .simulator && $0.runID != state.runID }
                     .compactMap(\.simulatorUDID))
-            if context.criteria.udid == nil,
+            if place.criteria.udid == nil,
                 let next = try? inspector.choose(
-                    context.criteria, among: context.simulators, excluding: heldByOthers.union(tried),
+                    place.criteria, among: place.simulators, excluding: heldByOthers.union(tried),
                     udidSource: "the pool")
             {
                 candidate = next.simulator
@@ -147,65 +149,5 @@ extension RunEngine {
 
     static func prepared(_ remote: RemoteHost, environment: [String: String]) -> RemoteHost {
         environment.isEmpty ? remote : EnvironmentRemoteHost(remote, environment: environment)
-    }
-
-    /// Where a run's layers run: the host, the run folder and workspace on it, its simulators and the choice.
-    final class HostPlace {
-        let link: HostLink
-        let remoteRunFolder: String
-        let remoteWorkspace: String
-        let simulators: [Simulator]
-        let criteria: SimulatorCriteria
-        let firstChoice: SimulatorChoice?
-        /// A simulator Pipe created for the run here (`simulator.create`), deleted when the run ends.
-        let createdSimulator: String?
-
-        init(
-            link: HostLink, remoteRunFolder: String, remoteWorkspace: String, simulators: [Simulator],
-            criteria: SimulatorCriteria, firstChoice: SimulatorChoice?, createdSimulator: String?
-        ) {
-            self.link = link
-            self.remoteRunFolder = remoteRunFolder
-            self.remoteWorkspace = remoteWorkspace
-            self.simulators = simulators
-            self.criteria = criteria
-            self.firstChoice = firstChoice
-            self.createdSimulator = createdSimulator
-        }
-    }
-
-    /// What every layer of one run shares; `place` changes when a lost host is replaced by another of the pool.
-    final class LayerRunContext {
-        let request: RunRequest
-        /// The hosts the run may use, in the order to try them.
-        let candidates: [HostConfig]
-        /// The checked-out workspace on the coordinator, to upload to another host.
-        let workspace: URL
-        private(set) var place: HostPlace
-        /// Every place the run used, for clean-up.
-        private(set) var places: [HostPlace]
-        /// Work the run's layers share (one build for the layers that test the same scheme).
-        let sharedWork = RunSharedWork()
-
-        init(request: RunRequest, candidates: [HostConfig], workspace: URL, place: HostPlace) {
-            self.request = request
-            self.candidates = candidates
-            self.workspace = workspace
-            self.place = place
-            places = [place]
-        }
-
-        func move(to place: HostPlace) {
-            self.place = place
-            places.append(place)
-        }
-
-        var link: HostLink { place.link }
-        var hostName: String { place.link.host.name }
-        var remoteRunFolder: String { place.remoteRunFolder }
-        var remoteWorkspace: String { place.remoteWorkspace }
-        var simulators: [Simulator] { place.simulators }
-        var criteria: SimulatorCriteria { place.criteria }
-        var firstChoice: SimulatorChoice? { place.firstChoice }
     }
 }

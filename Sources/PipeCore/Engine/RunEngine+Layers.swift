@@ -3,74 +3,78 @@ import PipeBasics
 
 /// Running one layer: its attempts, retries, and the record of each.
 extension RunEngine {
-    func runLayer(at index: Int, context: LayerRunContext, state: inout RunState) throws {
-        let layerRecord = state.record.layers[index]
-        guard let spec = context.request.pipeline.layer(named: layerRecord.name) else { return }
-        if let carried = context.request.carriedOver[spec.name] {
+    /// Runs the layer at `index` of the record to its end, on the calling thread (one of the scheduler's), over a
+    /// connection and a simulator no other running layer uses.
+    func runLayer(at index: Int, context: LayerRunContext, state: RunState) throws {
+        let layerRecord = state.snapshot.layers[index]
+        guard let spec = context.request.pipeline.layer(named: layerRecord.name),
+            let pluginType = try pluginToRun(spec, at: index, context: context, state: state)
+        else { return }
+        // The host the layer runs on; another one after the run moved there from a lost host.
+        var place = context.place
+        var link: HostLink
+        do {
+            link = try borrowLink(from: place)
+        } catch {
+            let cancelled = cancellation.isCancelled
             try endLayer(
-                index, outcome: carried.outcome,
-                evidence: ["carried over from run \(carried.fromRun) (not run again)"] + carried.evidence,
-                state: &state)
+                index, outcome: cancelled ? .cancelled : .infrastructure,
+                evidence: [
+                    cancelled
+                        ? cancellation.cancellationReason ?? "cancelled"
+                        : "could not open a connection of its own to \(place.hostName) for layer \(spec.name) "
+                            + "(layers running at once use one each): \(error)"
+                ], state: state)
             return
         }
-        if let only = context.request.onlyLayers, !only.contains(spec.name) {
-            // Not run: no outcome, so neither a pass nor a failure; a gate over it cannot be judged.
-            state.record.layers[index].evidence = ["not run: not selected by --only \(only.joined(separator: ","))"]
-            try state.journal.runChanged(state.record)
-            return
+        defer {
+            place.pool.release(for: spec.name)
+            place.giveBack(link)
         }
-        if cancellation.isCancelled {
-            try endLayer(
-                index, outcome: .cancelled, evidence: [cancellation.cancellationReason ?? "cancelled"], state: &state)
-            return
-        }
-        let unmet = spec.needs.compactMap { need -> String? in
-            let outcome = state.record.layers.first { $0.name == need }?.outcome
-            return outcome == .passed || outcome == .flaky ? nil : "\(need) (\(outcome?.rawValue ?? "not run"))"
-        }
-        if !unmet.isEmpty {
-            try endLayer(
-                index, outcome: .skipped, evidence: ["needs " + unmet.joined(separator: ", ") + ", which did not pass"],
-                state: &state)
-            return
-        }
-        guard let pluginType = plugins.plugin(kind: spec.plugin) else {
-            try endLayer(
-                index, outcome: .pluginError,
-                evidence: ["no plugin of kind '\(spec.plugin)'; known kinds: \(plugins.kinds.joined(separator: ", "))"],
-                state: &state)
-            return
-        }
-        var simulator = context.firstChoice?.simulator
+        var simulator: Simulator?
         var usedSimulators: Set<String> = []
         let policy = spec.retry.applied(to: context.request.pipeline.retry)
         var retriesTaken: [LayerOutcome: Int] = [:]
         var outcomes: [LayerOutcome] = []
         let maximumAttempts = 1 + policy.infrastructure + policy.timedOut + policy.tests
         for attempt in 1...maximumAttempts {
+            if pluginType.needsSimulator, simulator == nil, !place.pool.fitting.isEmpty {
+                guard let free = place.pool.acquire(for: spec.name, cancellation: cancellation) else {
+                    try endLayer(
+                        index, outcome: .cancelled, evidence: [cancellation.cancellationReason ?? "cancelled"],
+                        state: state)
+                    return
+                }
+                simulator = free
+            }
             if pluginType.needsSimulator, let wanted = simulator {
-                simulator = try leaseSimulator(
-                    wanted, layer: spec.name, context: context, excluding: usedSimulators, state: &state)
+                let leased = try leaseSimulator(
+                    wanted, layer: spec.name, place: place,
+                    excluding: usedSimulators.union(place.pool.held(byOthersThan: spec.name)), state: state)
+                if leased.udid != wanted.udid { place.pool.record(leased.udid, for: spec.name) }
+                simulator = leased
             }
             let layerFolder = state.runFolder.appendingPathComponent(
                 attempt == 1 ? spec.name : "\(spec.name)/attempt-\(attempt)", isDirectory: true)
             try FileManager.default.createDirectory(at: layerFolder, withIntermediateDirectories: true)
             let attemptStart = clock()
-            state.record.layers[index].attempts.append(
-                .init(
-                    attempt: attempt, outcome: nil, evidence: [], exit: nil,
-                    simulatorUDID: pluginType.needsSimulator ? simulator?.udid : nil,
-                    startedAt: UTCTimestamp.iso8601(attemptStart), finishedAt: nil, durationSeconds: nil, facts: [:],
-                    artifacts: []))
-            try state.journal.attemptStarted(
-                state.record, layer: spec.name, attempt: state.record.layers[index].attempts[attempt - 1])
+            try state.locked {
+                state.record.layers[index].attempts.append(
+                    .init(
+                        attempt: attempt, outcome: nil, evidence: [], exit: nil,
+                        simulatorUDID: pluginType.needsSimulator ? simulator?.udid : nil,
+                        startedAt: UTCTimestamp.iso8601(attemptStart), finishedAt: nil, durationSeconds: nil,
+                        facts: [:], artifacts: []))
+                try state.journal.attemptStarted(
+                    state.record, layer: spec.name, attempt: state.record.layers[index].attempts[attempt - 1])
+            }
             state.journal.emit(.layerStarted(layer: spec.name, attempt: attempt))
 
             let pluginContext = LayerContext(
                 runID: state.runID, pipelineName: context.request.pipeline.name, layer: spec, attempt: attempt,
-                host: context.link.remote, hostName: context.hostName,
-                simulator: pluginType.needsSimulator ? simulator : nil, remoteRunFolder: context.remoteRunFolder,
-                remoteWorkspace: context.remoteWorkspace, localArtifacts: layerFolder,
+                host: link.remote, hostName: place.hostName,
+                simulator: pluginType.needsSimulator ? simulator : nil, remoteRunFolder: place.remoteRunFolder,
+                remoteWorkspace: place.remoteWorkspace, localArtifacts: layerFolder,
                 projectDirectory: state.projectDirectory, runStartTime: state.started,
                 events: state.journal, cancellation: cancellation,
                 secrets: context.request.secrets.subset(spec.secrets), redactor: state.journal.redactor,
@@ -96,35 +100,39 @@ extension RunEngine {
                 result.evidence.append(cancellation.cancellationReason ?? "cancelled")
             }
             let finished = clock()
-            let attemptIndex = state.record.layers[index].attempts.count - 1
-            state.record.layers[index].attempts[attemptIndex].outcome = result.outcome
-            state.record.layers[index].attempts[attemptIndex].evidence = result.evidence
-            state.record.layers[index].attempts[attemptIndex].exit = result.exit?.artifactText
-            state.record.layers[index].attempts[attemptIndex].finishedAt = UTCTimestamp.iso8601(finished)
-            state.record.layers[index].attempts[attemptIndex].durationSeconds = finished.timeIntervalSince(
-                attemptStart)
-            state.record.layers[index].attempts[attemptIndex].facts = result.facts.merging(["host": context.hostName]) {
-                plugin, _ in plugin
+            try state.locked {
+                let attemptIndex = state.record.layers[index].attempts.count - 1
+                var record = state.record.layers[index].attempts[attemptIndex]
+                record.outcome = result.outcome
+                record.evidence = result.evidence
+                record.exit = result.exit?.artifactText
+                record.finishedAt = UTCTimestamp.iso8601(finished)
+                record.durationSeconds = finished.timeIntervalSince(attemptStart)
+                record.facts = result.facts.merging(["host": place.hostName]) { plugin, _ in plugin }
+                record.artifacts = result.artifacts
+                state.record.layers[index].attempts[attemptIndex] = record
+                if attempt > 1 { state.earlierAttempts[spec.name, default: []] += state.record.layers[index].tests }
+                state.record.layers[index].tests = result.tests
+                try state.journal.attemptFinished(state.record, layer: spec.name, attempt: record, tests: result.tests)
             }
-            state.record.layers[index].attempts[attemptIndex].artifacts = result.artifacts
-            if attempt > 1 { state.earlierAttempts[spec.name, default: []] += state.record.layers[index].tests }
-            state.record.layers[index].tests = result.tests
-            try state.journal.attemptFinished(
-                state.record, layer: spec.name, attempt: state.record.layers[index].attempts[attemptIndex],
-                tests: result.tests)
             outcomes.append(result.outcome)
             let taken = retriesTaken[result.outcome, default: 0]
             if taken < policy.retries(after: result.outcome), attempt < maximumAttempts, !cancellation.isCancelled {
                 retriesTaken[result.outcome] = taken + 1
-                // An infrastructure failure or a timeout moves to another simulator where there is one; a test
-                // retry keeps the same one, so a pass on retry means the test, not the device, was unsteady.
+                // An infrastructure failure or a timeout moves to another simulator where there is one (one of the
+                // run's other layers does not hold); a test retry keeps the same one, so a pass on retry means the
+                // test, not the device, was unsteady.
                 if result.outcome != .testsFailed, pluginType.needsSimulator {
                     if let current = simulator?.udid { usedSimulators.insert(current) }
-                    if let next = try? inspector.choose(
-                        context.criteria, among: context.simulators, excluding: usedSimulators,
+                    if let next = place.pool.exchange(for: spec.name, avoiding: usedSimulators) {
+                        simulator = next
+                    } else if let next = try? inspector.choose(
+                        place.criteria, among: place.simulators,
+                        excluding: usedSimulators.union(place.pool.held(byOthersThan: spec.name)),
                         udidSource: "the retry")
                     {
                         simulator = next.simulator
+                        place.pool.record(next.simulator.udid, for: spec.name)
                     }
                 }
                 let wait = policy.backoff(beforeRetry: retriesTaken.values.reduce(0, +))
@@ -136,11 +144,16 @@ extension RunEngine {
                 waitForRetry(seconds: wait)
                 if connectionLost {
                     let reconnected = reconnect(
-                        context.link, leftover: result.facts[LayerResult.processGroupFact].flatMap { Int32($0) },
+                        link, leftover: result.facts[LayerResult.processGroupFact].flatMap { Int32($0) },
                         journal: state.journal)
                     // The host is gone: the retry moves to another host of the pool, where there is one.
-                    if !reconnected, let moved = try moveToAnotherHost(context, state: &state) {
-                        simulator = moved.firstChoice?.simulator
+                    if !reconnected, let moved = try moveToAnotherHost(context, from: place, state: state),
+                        let movedLink = try? borrowLink(from: moved)
+                    {
+                        place.pool.release(for: spec.name)
+                        place.giveBack(link)
+                        (place, link) = (moved, movedLink)
+                        simulator = nil
                         usedSimulators = []
                     }
                 }
@@ -158,9 +171,11 @@ extension RunEngine {
             result.outcome = finalOutcome
             let passedTests = result.tests.filter { $0.status == .passed }.count
             let failedTests = result.tests.filter { $0.status == .failed }.count
-            state.record.layers[index].outcome = result.outcome
-            state.record.layers[index].evidence = result.evidence
-            try state.journal.layerFinished(state.record, layer: state.record.layers[index], at: finished)
+            try state.locked {
+                state.record.layers[index].outcome = result.outcome
+                state.record.layers[index].evidence = result.evidence
+                try state.journal.layerFinished(state.record, layer: state.record.layers[index], at: finished)
+            }
             state.journal.emit(
                 .layerFinished(
                     layer: spec.name, attempt: attempt,
@@ -173,6 +188,52 @@ extension RunEngine {
             }
             return
         }
+    }
+
+    /// The plugin that runs `spec`, or `nil` when the layer ends without running: carried over from an earlier
+    /// run, not selected by `--only`, cancelled, a layer it needs did not pass, or no such plugin.
+    private func pluginToRun(
+        _ spec: LayerSpec, at index: Int, context: LayerRunContext, state: RunState
+    ) throws -> LayerPlugin.Type? {
+        if let carried = context.request.carriedOver[spec.name] {
+            try endLayer(
+                index, outcome: carried.outcome,
+                evidence: ["carried over from run \(carried.fromRun) (not run again)"] + carried.evidence,
+                state: state)
+            return nil
+        }
+        if let only = context.request.onlyLayers, !only.contains(spec.name) {
+            // Not run: no outcome, so neither a pass nor a failure; a gate over it cannot be judged.
+            try state.locked {
+                state.record.layers[index].evidence = ["not run: not selected by --only \(only.joined(separator: ","))"]
+                try state.journal.runChanged(state.record)
+            }
+            return nil
+        }
+        if cancellation.isCancelled {
+            try endLayer(
+                index, outcome: .cancelled, evidence: [cancellation.cancellationReason ?? "cancelled"], state: state)
+            return nil
+        }
+        let layers = state.snapshot.layers
+        let unmet = spec.needs.compactMap { need -> String? in
+            let outcome = layers.first { $0.name == need }?.outcome
+            return outcome == .passed || outcome == .flaky ? nil : "\(need) (\(outcome?.rawValue ?? "not run"))"
+        }
+        if !unmet.isEmpty {
+            try endLayer(
+                index, outcome: .skipped, evidence: ["needs " + unmet.joined(separator: ", ") + ", which did not pass"],
+                state: state)
+            return nil
+        }
+        guard let pluginType = plugins.plugin(kind: spec.plugin) else {
+            try endLayer(
+                index, outcome: .pluginError,
+                evidence: ["no plugin of kind '\(spec.plugin)'; known kinds: \(plugins.kinds.joined(separator: ", "))"],
+                state: state)
+            return nil
+        }
+        return pluginType
     }
 
     /// Names the host-side cache of a workspace: one per repository and workspace folder, so runs of the same
@@ -202,17 +263,20 @@ extension RunEngine {
     }
 
     /// Sets the run up on another of its candidate hosts (not one it used already), for the layers still to run;
-    /// `nil` when there is none or it cannot be reached either (the retry then fails as infrastructure).
-    func moveToAnotherHost(_ context: LayerRunContext, state: inout RunState) throws -> HostPlace? {
+    /// `nil` when there is none or it cannot be reached either (the retry then fails as infrastructure). Layers
+    /// running at once lose the same host together: the first to get here moves the run, the others follow it.
+    func moveToAnotherHost(_ context: LayerRunContext, from lost: HostPlace, state: RunState) throws -> HostPlace? {
+        context.moving.lock()
+        defer { context.moving.unlock() }
+        if context.place !== lost { return context.place }
         let used = Set(context.places.map(\.link.host.name))
         guard context.candidates.contains(where: { !used.contains($0.name) }) else { return nil }
         do {
             let place = try setUpHost(
                 context.candidates, excluding: used, workspace: context.workspace, request: context.request,
-                state: &state)
+                state: state)
             state.journal.emit(
-                .warning(
-                    "moved the run from \(context.hostName) to \(place.link.host.name): \(context.hostName) is gone"))
+                .warning("moved the run from \(lost.hostName) to \(place.hostName): \(lost.hostName) is gone"))
             context.move(to: place)
             return place
         } catch let error as RemoteError {
@@ -227,13 +291,16 @@ extension RunEngine {
         while Date() < deadline, !cancellation.isCancelled { Thread.sleep(forTimeInterval: 0.05) }
     }
 
-    func endLayer(_ index: Int, outcome: LayerOutcome, evidence: [String], state: inout RunState) throws {
-        state.record.layers[index].outcome = outcome
-        state.record.layers[index].evidence = evidence
-        try state.journal.layerFinished(state.record, layer: state.record.layers[index], at: clock())
+    func endLayer(_ index: Int, outcome: LayerOutcome, evidence: [String], state: RunState) throws {
+        let name = try state.locked {
+            state.record.layers[index].outcome = outcome
+            state.record.layers[index].evidence = evidence
+            try state.journal.layerFinished(state.record, layer: state.record.layers[index], at: clock())
+            return state.record.layers[index].name
+        }
         state.journal.emit(
             .layerFinished(
-                layer: state.record.layers[index].name, attempt: 0,
+                layer: name, attempt: 0,
                 result: LayerResultSummary(
                     outcome: outcome, evidence: evidence, exitText: nil, passedTests: 0, failedTests: 0, seconds: 0)))
     }

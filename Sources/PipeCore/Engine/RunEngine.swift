@@ -3,9 +3,10 @@ import PipeBasics
 
 /// Runs one pipeline: checkout → host → simulator → workspace upload → layers (plugins) → verdict.
 ///
-/// Synchronous on the calling thread: an SSH session belongs to one thread, and cancellation arrives through the
-/// `CancellationToken` that every wait loop polls. Every state change is written to the run record before the
-/// event that shows it is emitted.
+/// Returns when the run has ended. Layers run as soon as the layers they need have ended, several at a time, each on
+/// a thread and an SSH connection of its own (an SSH session belongs to one thread; `RunEngine+Schedule.swift`);
+/// cancellation arrives through the `CancellationToken` that every wait loop polls. Every state change is written to
+/// the run record before the event that shows it is emitted (`RunState`).
 public final class RunEngine {
     let checkout: SourceCheckout
     let connector: HostConnector
@@ -57,7 +58,7 @@ public final class RunEngine {
         let journal = RunJournal(
             recordURL: runFolder.appendingPathComponent("summary.json"), runID: runID.value, store: store,
             forward: events, redactor: SecretRedactor(request.secrets))
-        var state = RunState(
+        let state = RunState(
             runID: runID.value, runFolder: runFolder, projectDirectory: request.projectDirectory, started: started,
             flakyPolicy: pipeline.flakyPolicy, journal: journal,
             record: RunRecord(
@@ -84,22 +85,22 @@ public final class RunEngine {
         // Host slots and simulators go back however the run ends.
         defer { _ = try? leases?.releaseLeases(runID: runID.value) }
         do {
-            try execute(request, state: &state, localWork: localWork)
+            try execute(request, state: state, localWork: localWork)
         } catch let error as RequestError {
-            try finishEarly(&state, outcome: .skipped, problem: error.message, exitCode: .usage)
+            try finishEarly(state, outcome: .skipped, problem: error.message, exitCode: .usage)
         } catch let error as ConfigurationError {
-            try finishEarly(&state, outcome: .hostConfig, problem: error.message, exitCode: .environmentFailure)
+            try finishEarly(state, outcome: .hostConfig, problem: error.message, exitCode: .environmentFailure)
         } catch let error as RemoteError {
-            try finishEarly(&state, outcome: .infrastructure, problem: error.description, exitCode: .environmentFailure)
+            try finishEarly(state, outcome: .infrastructure, problem: error.description, exitCode: .environmentFailure)
         } catch let error as CancelledBeforeLayers {
-            try finishEarly(&state, outcome: .cancelled, problem: error.reason, exitCode: .cancelled)
+            try finishEarly(state, outcome: .cancelled, problem: error.reason, exitCode: .cancelled)
         } catch {
             try finishEarly(
-                &state, outcome: .infrastructure, problem: "\(error)", exitCode: .environmentFailure)
+                state, outcome: .infrastructure, problem: "\(error)", exitCode: .environmentFailure)
         }
         return Result(
-            runID: runID.value, record: state.record,
-            exitCode: PipeExitCode(rawValue: state.record.exitCode ?? 3)
+            runID: runID.value, record: state.snapshot,
+            exitCode: PipeExitCode(rawValue: state.snapshot.exitCode ?? 3)
                 ?? .environmentFailure, recordURL: state.recordURL)
     }
 
@@ -117,7 +118,7 @@ public final class RunEngine {
 
     // MARK: - The run's steps
 
-    private func execute(_ request: RunRequest, state: inout RunState, localWork: URL) throws {
+    private func execute(_ request: RunRequest, state: RunState, localWork: URL) throws {
         let pipeline = request.pipeline
         try checkCancelled()
 
@@ -131,9 +132,11 @@ public final class RunEngine {
                 "the workspace folder '\(pipeline.repository.workspacePath)' does not exist at commit "
                     + "\(checkoutResult.commit.prefix(12)); fix `repository.workspace` in \(pipeline.sourcePath)")
         }
-        state.record.commit = checkoutResult.commit
-        state.record.resolvedRef = checkoutResult.resolvedRef
-        try state.journal.runChanged(state.record)
+        try state.locked {
+            state.record.commit = checkoutResult.commit
+            state.record.resolvedRef = checkoutResult.resolvedRef
+            try state.journal.runChanged(state.record)
+        }
         state.journal.emit(
             .checkedOut(
                 ref: pipeline.repository.ref, commit: checkoutResult.commit,
@@ -145,10 +148,12 @@ public final class RunEngine {
             for: pipeline.hostSelection, override: request.hostOverride, among: hosts)
         let context = LayerRunContext(
             request: request, candidates: candidates, workspace: workspace,
-            place: try setUpHost(candidates, excluding: [], workspace: workspace, request: request, state: &state))
-        // Cleans up over whatever connection is current then: a layer may have had to reconnect or move.
+            place: try setUpHost(candidates, excluding: [], workspace: workspace, request: request, state: state))
+        // Cleans up once every layer ended (`runLayers` returns only then), over each place's own connection, which
+        // a layer that lost it reconnected; then closes the connections opened for layers running at once.
         defer {
             for place in context.places {
+                defer { place.closeExtraLinks() }
                 if let udid = place.createdSimulator {
                     deleteCreatedSimulator(
                         udid, on: place.link.remote, host: place.link.host.name, journal: state.journal)
@@ -157,35 +162,34 @@ public final class RunEngine {
             }
         }
 
-        // 5. Layers, in dependency order.
-        for index in state.record.layers.indices {
-            try runLayer(at: index, context: context, state: &state)
-        }
-        try finish(&state)
+        // 5. Layers: each as soon as the layers it needs have ended, several at a time.
+        try runLayers(context: context, state: state)
+        try finish(state)
     }
 
     /// Connects to the best host of `candidates` not in `excluding`, lists its simulators and chooses one, creates
     /// the run's folder there and brings the workspace: everything a layer needs from a host.
     func setUpHost(
         _ candidates: [HostConfig], excluding: Set<String>, workspace: URL, request: RunRequest,
-        state: inout RunState
+        state: RunState
     ) throws -> HostPlace {
         let pipeline = request.pipeline
-        let session = try connect(candidates.filter { !excluding.contains($0.name) }, state: &state)
+        let session = try connect(candidates.filter { !excluding.contains($0.name) }, state: state)
         try checkCancelled()
 
         // Xcode and simulators, before anything is uploaded: a host that cannot run the request is a configuration
         // failure, found early.
         let environment = Self.hostEnvironment(session.host, selection: pipeline.hostSelection)
         let remote = Self.prepared(session.connected.remote, environment: environment)
-        state.record.xcode = (try? inspector.xcodeVersion(on: remote)).map { version in
+        let xcode = (try? inspector.xcodeVersion(on: remote)).map { version in
             environment["DEVELOPER_DIR"].map { "\(version) at \($0)" } ?? version
         }
+        state.locked { state.record.xcode = xcode }
         var simulators = try inspector.simulators(on: remote)
         state.journal.emit(.simulatorsListed(host: session.host.name, available: simulators.count))
         var criteria = pipeline.simulator
         if let udid = request.udidOverride { criteria.udid = udid }
-        let needsSimulator = state.record.layers.contains { plugins.plugin(kind: $0.plugin)?.needsSimulator ?? false }
+        let needsSimulator = state.snapshot.layers.contains { plugins.plugin(kind: $0.plugin)?.needsSimulator ?? false }
         var choice: SimulatorChoice?
         var createdSimulator: String?
         var placeReady = false
@@ -204,11 +208,13 @@ public final class RunEngine {
             } catch let nothingMatched as ConfigurationError where criteria.create && criteria.udid == nil {
                 // `simulator.create: true`: make one, record it, choose it.
                 let created = try createSimulator(
-                    criteria, nothingMatched: nothingMatched, on: remote, host: session.host.name, state: &state)
+                    criteria, nothingMatched: nothingMatched, on: remote, host: session.host.name, state: state)
                 (simulators, choice, createdSimulator) = (created.simulators, created.choice, created.udid)
             }
-            state.record.simulator = choice
-            try state.journal.runChanged(state.record)
+            try state.locked {
+                state.record.simulator = choice
+                try state.journal.runChanged(state.record)
+            }
             if let choice { state.journal.emit(.simulatorChosen(host: session.host.name, choice: choice)) }
         }
         try checkCancelled()
@@ -216,8 +222,10 @@ public final class RunEngine {
         // A fresh run folder on the host, and the workspace in it.
         let remoteRunFolder = try makeRemoteRunFolder(
             "\(session.host.workDirectory)/runs/\(state.runID)", on: remote, host: session.host.name)
-        state.record.remoteRunFolder = remoteRunFolder
-        try state.journal.runChanged(state.record)
+        try state.locked {
+            state.record.remoteRunFolder = remoteRunFolder
+            try state.journal.runChanged(state.record)
+        }
         let link = HostLink(host: session.host, remote: remote, environment: environment)
         let remoteWorkspace = remoteRunFolder + "/workspace"
         let upload = try remote.syncWorkspace(
@@ -226,9 +234,15 @@ public final class RunEngine {
             to: remoteWorkspace)
         state.journal.emit(.workspaceUploaded(host: session.host.name, bytes: upload.bytes, seconds: upload.seconds))
         placeReady = true
+        let fitting = choice.map { choice in
+            SimulatorPool.fitting(
+                first: choice.simulator, criteria: criteria, among: simulators, inspector: inspector,
+                exact: createdSimulator != nil)
+        }
         return HostPlace(
             link: link, remoteRunFolder: remoteRunFolder, remoteWorkspace: remoteWorkspace, simulators: simulators,
-            criteria: criteria, firstChoice: choice, createdSimulator: createdSimulator)
+            criteria: criteria, firstChoice: choice, createdSimulator: createdSimulator,
+            pool: SimulatorPool(fitting: fitting ?? []))
     }
 
     /// Creates the run's folder on the host and returns its absolute path: commands run from other folders (the
@@ -261,17 +275,29 @@ public final class RunEngine {
 
     // MARK: - Ending
 
-    private func finish(_ state: inout RunState) throws {
+    private func finish(_ state: RunState) throws {
+        try state.locked { try finishLocked(state) }
+    }
+
+    private func finishLocked(_ state: RunState) throws {
         let outcomes = state.record.layers.compactMap(\.outcome)
         let automated = state.record.layers.filter { $0.gate == .merge }.compactMap(\.outcome)
         let userCancelled = cancellation.isCancelled || outcomes.contains(.cancelled)
         let exitCode = PipeExitCode.mergeVerdict(
             outcomes: automated, flakyPolicy: state.flakyPolicy, userCancelled: userCancelled)
-        try complete(&state, status: userCancelled ? .cancelled : .finished, exitCode: exitCode)
+        try complete(state, status: userCancelled ? .cancelled : .finished, exitCode: exitCode)
     }
 
     private func finishEarly(
-        _ state: inout RunState, outcome: LayerOutcome, problem: String, exitCode: PipeExitCode
+        _ state: RunState, outcome: LayerOutcome, problem: String, exitCode: PipeExitCode
+    ) throws {
+        try state.locked {
+            try finishEarlyLocked(state, outcome: outcome, problem: problem, exitCode: exitCode)
+        }
+    }
+
+    private func finishEarlyLocked(
+        _ state: RunState, outcome: LayerOutcome, problem: String, exitCode: PipeExitCode
     ) throws {
         let problem = state.journal.redactor.redact(problem)
         state.record.problem = problem
@@ -281,10 +307,10 @@ public final class RunEngine {
             try state.journal.layerFinished(state.record, layer: state.record.layers[index], at: clock())
         }
         let code: PipeExitCode = cancellation.isCancelled ? .cancelled : exitCode
-        try complete(&state, status: code == .cancelled ? .cancelled : .finished, exitCode: code)
+        try complete(state, status: code == .cancelled ? .cancelled : .finished, exitCode: code)
     }
 
-    private func complete(_ state: inout RunState, status: RunStatus, exitCode: PipeExitCode) throws {
+    private func complete(_ state: RunState, status: RunStatus, exitCode: PipeExitCode) throws {
         let finished = clock()
         state.record.status = status
         state.record.exitCode = exitCode.rawValue
@@ -339,19 +365,4 @@ public final class RunEngine {
     struct CancelledBeforeLayers: Error {
         var reason: String
     }
-}
-
-/// The mutable state of one run, with the record that is persisted at every change.
-struct RunState {
-    var runID: String
-    var runFolder: URL
-    var projectDirectory: URL
-    var started: Date
-    var flakyPolicy: FlakyPolicy
-    var journal: RunJournal
-    var record: RunRecord
-    /// Per layer, the tests of attempts before the last one (the record keeps the last attempt's).
-    var earlierAttempts: [String: [TestCaseResult]] = [:]
-
-    var recordURL: URL { journal.recordURL }
 }

@@ -4,8 +4,10 @@ import Foundation
 /// rewritten atomically) and, when there is one, the run store.
 ///
 /// It is also the event sink the engine and plugins emit to: each event is appended to the store, then passed
-/// on to the renderers, so a crash never loses what a person saw.
-final class RunJournal: EventSink {
+/// on to the renderers, so a crash never loses what a person saw. Layers running at once emit from their own
+/// threads: events are stored and forwarded one at a time, in one order, so renderers need no lock of their own.
+/// State changes are serialized by `RunState.locked`, which calls the writing methods here.
+final class RunJournal: EventSink, @unchecked Sendable {
     let recordURL: URL
     private let store: RunStore?
     private let runID: String
@@ -14,6 +16,8 @@ final class RunJournal: EventSink {
     let redactor: SecretRedactor
     /// An event that could not be stored: the next state change reports it (emit cannot throw).
     private var eventFailure: Error?
+    /// Serializes `emit` (and guards `eventFailure`).
+    private let emitting = NSLock()
 
     init(recordURL: URL, runID: String, store: RunStore?, forward: EventSink, redactor: SecretRedactor) {
         self.recordURL = recordURL
@@ -80,6 +84,8 @@ final class RunJournal: EventSink {
 
     func emit(_ original: RunEvent) {
         let event = original.redacted(by: redactor)
+        emitting.lock()
+        defer { emitting.unlock() }
         if let store {
             do {
                 try store.appendEvent(
@@ -93,9 +99,10 @@ final class RunJournal: EventSink {
     }
 
     private func reportEventFailure() throws {
-        if let failure = eventFailure {
-            eventFailure = nil
-            throw failure
-        }
+        emitting.lock()
+        let failure = eventFailure
+        eventFailure = nil
+        emitting.unlock()
+        if let failure { throw failure }
     }
 }

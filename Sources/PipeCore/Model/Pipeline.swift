@@ -18,6 +18,8 @@ public struct Pipeline: Sendable, Equatable {
     public var flakyPolicy: FlakyPolicy
     /// The pipeline's retry policy; a layer's `retry` overrides it field by field.
     public var retry: RetryPolicy
+    /// At most this many layers run at a time (`concurrency:`); `nil` lets the engine choose (`LayerSchedule`).
+    public var concurrency: Int?
     /// Secrets by name, and where the coordinator reads each; a layer names those it receives.
     public var secrets: [String: SecretSource]
 
@@ -25,7 +27,7 @@ public struct Pipeline: Sendable, Equatable {
         name: String, sourcePath: String, description: String? = nil, repository: RepositorySpec,
         hostSelection: HostSelection = HostSelection(), simulator: SimulatorCriteria = SimulatorCriteria(),
         parameters: [String: String] = [:], layers: [LayerSpec], flakyPolicy: FlakyPolicy = .allow,
-        retry: RetryPolicy = RetryPolicy(), secrets: [String: SecretSource] = [:]
+        retry: RetryPolicy = RetryPolicy(), concurrency: Int? = nil, secrets: [String: SecretSource] = [:]
     ) {
         self.name = name
         self.sourcePath = sourcePath
@@ -37,6 +39,7 @@ public struct Pipeline: Sendable, Equatable {
         self.layers = layers
         self.flakyPolicy = flakyPolicy
         self.retry = retry
+        self.concurrency = concurrency
         self.secrets = secrets
     }
 

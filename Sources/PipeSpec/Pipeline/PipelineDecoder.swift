@@ -6,7 +6,8 @@ import PipeCore
 /// (`needs`) are checked once all layers are known.
 struct PipelineDecoder {
     static let topLevelKeys = [
-        "description", "repository", "host", "simulator", "parameters", "flaky", "retry", "secrets", "layers",
+        "description", "repository", "host", "simulator", "parameters", "flaky", "retry", "concurrency", "secrets",
+        "layers",
     ]
     static let layerKeys = ["plugin", "gate", "needs", "timeout", "retry", "secrets"]
     static let retryKeys = ["infrastructure", "timed-out", "tests", "backoff"]
@@ -52,6 +53,7 @@ struct PipelineDecoder {
         let flaky = document.read(
             "flaky", { reader in { reader.choice($0, at: $1, among: [FlakyPolicy.allow, .block]) } })
         let retry = decodeRetry(document)
+        let concurrency = decodeConcurrency(document)
         let secrets = decodeSecrets(document)
         let layers = decodeLayers(document)
         checkNeeds(layers)
@@ -66,7 +68,23 @@ struct PipelineDecoder {
         return Pipeline(
             name: name, sourcePath: file, description: description, repository: repository, hostSelection: host,
             simulator: simulator, parameters: values.compactMapValues { $0 }, layers: layers.map(\.spec),
-            flakyPolicy: flaky ?? .allow, retry: retry.applied(to: RetryPolicy()), secrets: secrets)
+            flakyPolicy: flaky ?? .allow, retry: retry.applied(to: RetryPolicy()), concurrency: concurrency,
+            secrets: secrets)
+    }
+
+    /// `concurrency:` — at most this many layers at a time (1 runs them one after another).
+    private func decodeConcurrency(_ document: MappingReader) -> Int? {
+        guard let node = document.value("concurrency"),
+            let value = document.reader.integer(node, at: document.path.appending("concurrency"))
+        else { return nil }
+        guard (1...LayerSchedule.maximumConcurrency).contains(value) else {
+            problems.error(
+                document.path.appending("concurrency"), at: node.start,
+                "\(value) layers at a time: give a number from 1 to \(LayerSchedule.maximumConcurrency) (1 runs the "
+                    + "layers one after another)")
+            return nil
+        }
+        return value
     }
 
     /// `secrets:` — each name says where the coordinator reads the value (`env:` or `file:`), never the value.
