@@ -143,10 +143,10 @@ final class RenderingTests: XCTestCase {
                 ✓ L/a()
             ▸ layer intent
             [logic] logic one
-                ✓ [intent] I/a()
+                [intent] ✓ I/a()
             [intent] intent one
             [logic] logic two
-                ✗ [logic] L/b() failed
+                [logic] ✗ L/b() failed
                       boom
             ✗ layer logic: tests-failed — 1 passed, 1 failed, exit 65 (1.00 s)
                 ✓ I/b()

@@ -72,10 +72,10 @@ public final class LiveRenderer: EventSink {
             running.removeAll { $0.layer == layer }
             running.append((layer, 0, 0, 0))
         case .remoteCommand(let layer, let command):
-            line(tagged(command, layer), mark: "$", indent: 2)
+            line(command, mark: "$", indent: 2, layer: layer)
         case .remoteProcessStarted(let layer, let host, let processGroup):
             if verbose {
-                line(tagged("running on \(host) in process group \(processGroup)", layer), mark: " ", indent: 4)
+                line("running on \(host) in process group \(processGroup)", mark: " ", indent: 4, layer: layer)
             }
         case .testFinished(let layer, let result):
             showTest(result, layer: layer)
@@ -90,8 +90,8 @@ public final class LiveRenderer: EventSink {
             // The summary lists every path; here one line says where they went.
             let folders = Set(paths.map { ($0 as NSString).deletingLastPathComponent }).sorted()
             line(
-                tagged("brought back \(paths.count) artifacts into \(folders.joined(separator: ", "))/", layer),
-                mark: " ", indent: 4)
+                "brought back \(paths.count) artifacts into \(folders.joined(separator: ", "))/", mark: " ", indent: 4,
+                layer: layer)
         case .warning(let message):
             line("warning: \(message)", mark: "!")
         case .note(let message):
@@ -102,21 +102,25 @@ public final class LiveRenderer: EventSink {
         }
     }
 
-    /// `text` about `layer`, named when another layer runs at the same time (their lines interleave).
-    private func tagged(_ text: String, _ layer: String) -> String {
-        running.contains { $0.layer != layer } ? "[\(layer)] \(text)" : text
+    /// What starts a line about `layer`: its name when another layer runs at the same time (their lines
+    /// interleave), else nothing.
+    private func tag(_ layer: String?) -> String {
+        guard let layer, running.contains(where: { $0.layer != layer }) else { return "" }
+        return "[\(layer)] "
     }
 
     private func showTest(_ result: TestCaseResult, layer: String) {
         let duration = result.durationSeconds.map { " (\(Self.seconds($0)))" } ?? ""
-        let identifier = tagged(result.identifier, layer)
+        let identifier = result.identifier
         switch result.status {
-        case .passed: line("\(identifier)\(duration)", mark: "✓", indent: 4)
+        case .passed: line("\(identifier)\(duration)", mark: "✓", indent: 4, layer: layer)
         case .skipped:
-            line("\(identifier) skipped" + (result.failureMessage.map { ": \($0)" } ?? ""), mark: "-", indent: 4)
-        case .expectedFailure: line("\(identifier) (expected failure)\(duration)", mark: "✓", indent: 4)
+            line(
+                "\(identifier) skipped" + (result.failureMessage.map { ": \($0)" } ?? ""), mark: "-", indent: 4,
+                layer: layer)
+        case .expectedFailure: line("\(identifier) (expected failure)\(duration)", mark: "✓", indent: 4, layer: layer)
         case .failed:
-            line("\(identifier) failed\(duration)", mark: "✗", indent: 4)
+            line("\(identifier) failed\(duration)", mark: "✗", indent: 4, layer: layer)
             let location = result.failureLocation.map { "\($0): " } ?? ""
             if let message = result.failureMessage {
                 let lines = message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
@@ -189,9 +193,10 @@ public final class LiveRenderer: EventSink {
             mark: summary.exitCode == .success ? "✓" : "✗")
     }
 
-    private func line(_ text: String, mark: String, indent: Int = 0) {
+    /// Writes one line; `layer` names the layer it is about, shown first when another layer runs too.
+    private func line(_ text: String, mark: String, indent: Int = 0, layer: String? = nil) {
         clearProgress()
-        let padding = String(repeating: " ", count: indent)
+        let padding = String(repeating: " ", count: indent) + tag(layer)
         let text = redactor.redact(text)
         switch (style, clock) {
         case (.terminal, _), (.plain, nil):
