@@ -39,6 +39,7 @@ final class DocumentationExampleTests: XCTestCase {
         XCTAssertEqual(pipeline.layers.map(\.name), ["logic", "intent", "manual"])
         XCTAssertEqual(pipeline.layers.map(\.gate), [.merge, .merge, .release])
         XCTAssertEqual(pipeline.flakyPolicy, .block)
+        XCTAssertEqual(pipeline.concurrency, 2)
     }
 
     func testHostsExampleLoads() throws {
