@@ -65,11 +65,11 @@ extension RunEngine {
             if !idle.contains(where: { $0 === link }) { idle.append(link) }
         }
 
-        /// How many connections the layers opened besides `link`.
-        var extraLinkCount: Int {
+        /// Every open connection of the place, the set-up one first.
+        var links: [HostLink] {
             lock.lock()
             defer { lock.unlock() }
-            return extra.count
+            return [link] + extra
         }
 
         /// Closes the connections opened for layers running at once (a session disconnects when released).

@@ -149,8 +149,8 @@ public final class RunEngine {
         let context = LayerRunContext(
             request: request, candidates: candidates, workspace: workspace,
             place: try setUpHost(candidates, excluding: [], workspace: workspace, request: request, state: state))
-        // Cleans up once every layer ended (`runLayers` returns only then), over each place's own connection, which
-        // a layer that lost it reconnected; then closes the connections opened for layers running at once.
+        // Cleans up once every layer ended (`runLayers` returns only then), over a place's connection that still
+        // works (a layer that lost one reconnected it); then closes the connections opened for layers running at once.
         defer {
             for place in context.places {
                 defer { place.closeExtraLinks() }
@@ -158,7 +158,7 @@ public final class RunEngine {
                     deleteCreatedSimulator(
                         udid, on: place.link.remote, host: place.link.host.name, journal: state.journal)
                 }
-                cleanUpRemote(place.remoteRunFolder, on: place.link.remote, journal: state.journal)
+                cleanUpRemote(place.remoteRunFolder, on: place.links.map(\.remote), journal: state.journal)
             }
         }
 
@@ -263,10 +263,14 @@ public final class RunEngine {
         return path
     }
 
-    private func cleanUpRemote(_ folder: String, on remote: RemoteHost, journal: RunJournal) {
+    /// Removes the run's folder over the first of `remotes` (the place's connections, the set-up one first) that
+    /// can still do it: the connection a layer lost may be another than the one a layer running beside it kept.
+    private func cleanUpRemote(_ folder: String, on remotes: [RemoteHost], journal: RunJournal) {
         // Runs even after Ctrl-C: the remote folder is Pipe's to remove, and the process groups are already gone.
-        let result = try? remote.capture("rm -rf \(ShellQuote.quote(folder))", timeoutSeconds: 60)
-        if result?.exit == .exited(0) {
+        let removed = remotes.contains { remote in
+            (try? remote.capture("rm -rf \(ShellQuote.quote(folder))", timeoutSeconds: 60))?.exit == .exited(0)
+        }
+        if removed {
             journal.remoteFolderCleaned(at: clock())
         } else {
             journal.emit(.warning("could not remove the run folder \(folder) on the host; `pipe hosts clean` will"))
