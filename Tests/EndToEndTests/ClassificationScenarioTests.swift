@@ -201,24 +201,4 @@ final class ClassificationScenarioTests: EmulatedHostTestCase {
         try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("logic").path)
             .filter { $0.hasSuffix(".xcresult") }
     }
-
-    /// Kills the sshd processes serving this host's open connections, as a network drop would; with
-    /// `alsoTheListener`, the listener too, as if the host went away.
-    private func dropConnections(alsoTheListener: Bool = false) throws {
-        let listener = try String(
-            contentsOf: host.stateDirectory.appendingPathComponent("sshd.pid"), encoding: .utf8
-        ).trimmingCharacters(in: .whitespacesAndNewlines)
-        // Each connection is a privileged monitor (the listener's child) and its session process (a grandchild);
-        // both hold the socket, so both go.
-        let table = try CommandRunner.shell("ps -eo pid=,ppid=").stdout.split(separator: "\n").compactMap {
-            line -> (pid: String, parent: String)? in
-            let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
-            return fields.count == 2 ? (fields[0], fields[1]) : nil
-        }
-        let monitors = table.filter { $0.parent == listener }.map(\.pid)
-        let pids =
-            (alsoTheListener ? [listener] : []) + monitors + table.filter { monitors.contains($0.parent) }.map(\.pid)
-        XCTAssertFalse(monitors.isEmpty, "no connection to drop")
-        for pid in pids { kill(Int32(pid) ?? 0, SIGKILL) }
-    }
 }

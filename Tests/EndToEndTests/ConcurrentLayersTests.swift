@@ -12,14 +12,30 @@ final class ConcurrentLayersTests: EmulatedHostTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        var config = try host.readConfig()
-        var simulators = try XCTUnwrap(config["simulators"] as? [[String: Any]])
-        var twin = try XCTUnwrap(simulators.first { $0["udid"] as? String == firstIPhone })
-        twin["udid"] = secondIPhone
-        simulators.append(twin)
-        config["simulators"] = simulators
-        try host.writeConfig(config)
+        try addSecondIPhone(to: host)
     }
+
+    /// Two independent layers that may retry an infrastructure failure once, at once.
+    private let twoLayersWithRetry = """
+        repository:
+          workspace: examples/reader-app
+        simulator:
+          device: iPhone 15
+        retry:
+          infrastructure: 1
+          backoff: 0
+        layers:
+          logic:
+            plugin: xcodebuild-test
+            scheme: Reader
+            only-testing: [ReaderTests/ReadingIDTests]
+            timeout: 2m
+          intent:
+            plugin: xcodebuild-test
+            scheme: Reader
+            only-testing: [ReaderTests/CheckReadingIDIntentTests]
+            timeout: 2m
+        """
 
     func testIndependentLayersOverlapEachOnItsOwnSimulatorAndADependentWaitsForBoth() throws {
         let project = try makeProject()
@@ -131,7 +147,78 @@ final class ConcurrentLayersTests: EmulatedHostTestCase {
         }
     }
 
+    func testAConnectionDroppedUnderTwoRunningLayersIsReconnectedByEachForItsRetry() throws {
+        let project = try makeProject(pipeline: twoLayersWithRetry)
+        try makeFirstTest(of: "ReadingIDTests", take: 4, in: project)
+        try makeFirstTest(of: "CheckReadingIDIntentTests", take: 4, in: project)
+        let run = try BackgroundPipe(["run", "app-intents"], in: project)
+        waitUntilTestsRun(in: project, layer: "logic")
+        waitUntilTestsRun(in: project, layer: "intent")
+        try dropConnections()
+        let ended = run.wait(timeout: 90)
+        XCTAssertEqual(ended.exitCode, 0, "both retries pass over new connections:\n\(ended.combined)")
+        XCTAssertEqual(
+            ended.stdout.components(separatedBy: "reconnected to mac-1").count - 1, 2,
+            "each layer reconnects its own connection:\n\(ended.stdout)")
+        let record = try project.lastRecord()
+        for name in ["logic", "intent"] {
+            let attempts = try XCTUnwrap(layer(name, in: record)?["attempts"] as? [[String: Any]], name)
+            XCTAssertEqual(attempts.map { $0["outcome"] as? String }, ["infrastructure", "passed"], name)
+        }
+        let remoteFolder = try XCTUnwrap(record["remoteRunFolder"] as? String)
+        XCTAssertNotEqual(try host.inspect("test -d \(remoteFolder)").exitCode, 0, "\(remoteFolder) left on the host")
+    }
+
+    func testTwoLayersThatLoseTheirHostTogetherMoveOnceToAnotherHostOfThePool() throws {
+        let secondState = try TemporaryDirectory(prefix: "pipe-e2e-host-2")
+        defer { secondState.remove() }
+        let second = try EmulatedMacHost(name: "mac-2", stateDirectory: secondState.url)
+        defer { second.stop() }
+        var config = try second.readConfig()
+        config["mode"] = "canned"
+        try second.writeConfig(config)
+        try addSecondIPhone(to: second)
+        let project = try makeProject(pipeline: twoLayersWithRetry)
+        // Both emulated hosts log in as the same user of this machine: mac-2 gets its own work folder.
+        try project.writeHostsFile(
+            host.hostsFileEntry()
+                + second.hostsFileEntry().replacingOccurrences(
+                    of: "    capacity: 1\n", with: "    capacity: 1\n    work-dir: pipe-work-mac-2\n"))
+        try makeFirstTest(of: "ReadingIDTests", take: 4, in: project)
+        try makeFirstTest(of: "CheckReadingIDIntentTests", take: 4, in: project)
+        let run = try BackgroundPipe(["run", "app-intents"], in: project)
+        waitUntilTestsRun(in: project, layer: "logic")
+        waitUntilTestsRun(in: project, layer: "intent")
+        try dropConnections(alsoTheListener: true)
+        let ended = run.wait(timeout: 90)
+        XCTAssertEqual(ended.exitCode, 0, "both retries pass on mac-2:\n\(ended.combined)")
+        XCTAssertEqual(
+            ended.stdout.components(separatedBy: "moved the run from mac-1 to mac-2").count - 1, 1,
+            "the run moves once, for both layers:\n\(ended.stdout)")
+        let record = try project.lastRecord()
+        var retriedOn: [String] = []
+        for name in ["logic", "intent"] {
+            let attempts = try XCTUnwrap(layer(name, in: record)?["attempts"] as? [[String: Any]], name)
+            XCTAssertEqual(attempts.map { $0["outcome"] as? String }, ["infrastructure", "passed"], name)
+            XCTAssertEqual(attempts.map { ($0["facts"] as? [String: String])?["host"] }, ["mac-1", "mac-2"], name)
+            retriedOn += attempts.suffix(1).compactMap { $0["simulatorUDID"] as? String }
+        }
+        XCTAssertEqual(Set(retriedOn), [firstIPhone, secondIPhone], "on mac-2 too, each has a simulator of its own")
+        XCTAssertEqual((record["host"] as? [String: Any])?["name"] as? String, "mac-2")
+    }
+
     // MARK: - Helpers
+
+    /// Gives `host` a second iPhone 15 on iOS 18.2 (a twin of the first, as `simctl clone` makes).
+    private func addSecondIPhone(to host: EmulatedMacHost) throws {
+        var config = try host.readConfig()
+        var simulators = try XCTUnwrap(config["simulators"] as? [[String: Any]])
+        var twin = try XCTUnwrap(simulators.first { $0["udid"] as? String == firstIPhone })
+        twin["udid"] = secondIPhone
+        simulators.append(twin)
+        config["simulators"] = simulators
+        try host.writeConfig(config)
+    }
 
     private func cancelWhileTwoLayersRun(_ cancel: (BackgroundPipe, PipeProject) throws -> Void) throws {
         let project = try makeProject()
