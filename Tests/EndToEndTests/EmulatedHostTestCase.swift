@@ -170,6 +170,26 @@ class EmulatedHostTestCase: XCTestCase {
         XCTFail("timed out after \(timeout) s waiting until \(what)", file: file, line: line)
     }
 
+    /// Kills the sshd processes serving this host's open connections, as a network drop would; with
+    /// `alsoTheListener`, the listener too, as if the host went away.
+    func dropConnections(alsoTheListener: Bool = false) throws {
+        let listener = try String(
+            contentsOf: host.stateDirectory.appendingPathComponent("sshd.pid"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Each connection is a privileged monitor (the listener's child) and its session process (a grandchild);
+        // both hold the socket, so both go.
+        let table = try CommandRunner.shell("ps -eo pid=,ppid=").stdout.split(separator: "\n").compactMap {
+            line -> (pid: String, parent: String)? in
+            let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
+            return fields.count == 2 ? (fields[0], fields[1]) : nil
+        }
+        let monitors = table.filter { $0.parent == listener }.map(\.pid)
+        let pids =
+            (alsoTheListener ? [listener] : []) + monitors + table.filter { monitors.contains($0.parent) }.map(\.pid)
+        XCTAssertFalse(monitors.isEmpty, "no connection to drop")
+        for pid in pids { kill(Int32(pid) ?? 0, SIGKILL) }
+    }
+
     /// Waits until a run that was not among `earlier` run folders has started `layer`'s tests on the host (its log
     /// shows the test suite), and returns that run's folder.
     @discardableResult
@@ -205,26 +225,6 @@ class EmulatedHostTestCase: XCTestCase {
         let pids = try hostProcesses(mentioning: text).compactMap { $0.split(separator: " ").first.map(String.init) }
         guard !pids.isEmpty else { return }
         _ = try host.inspect("kill -9 \(pids.joined(separator: " ")) 2>/dev/null; true")
-    }
-
-    /// Kills the sshd processes serving this host's open connections, as a network drop would; with
-    /// `alsoTheListener`, the listener too, as if the host went away.
-    func dropConnections(alsoTheListener: Bool = false) throws {
-        let listener = try String(
-            contentsOf: host.stateDirectory.appendingPathComponent("sshd.pid"), encoding: .utf8
-        ).trimmingCharacters(in: .whitespacesAndNewlines)
-        // Each connection is a privileged monitor (the listener's child) and its session process (a grandchild);
-        // both hold the socket, so both go.
-        let table = try CommandRunner.shell("ps -eo pid=,ppid=").stdout.split(separator: "\n").compactMap {
-            line -> (pid: String, parent: String)? in
-            let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
-            return fields.count == 2 ? (fields[0], fields[1]) : nil
-        }
-        let monitors = table.filter { $0.parent == listener }.map(\.pid)
-        let pids =
-            (alsoTheListener ? [listener] : []) + monitors + table.filter { monitors.contains($0.parent) }.map(\.pid)
-        XCTAssertFalse(monitors.isEmpty, "no connection to drop")
-        for pid in pids { kill(Int32(pid) ?? 0, SIGKILL) }
     }
 
     func assertNoProcess(inGroup group: String, file: StaticString = #filePath, line: UInt = #line) throws {
