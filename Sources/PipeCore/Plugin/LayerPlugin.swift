@@ -4,6 +4,11 @@ import Foundation
 ///
 /// A plugin gets everything it needs in a `LayerContext` and returns a `LayerResult`; it knows nothing about
 /// who triggered the run, how events are shown, or other plugins.
+///
+/// Layers of one run may run at the same time: each `run` is called on a thread of its own, with a `host`
+/// connection and a `simulator` no other running layer uses, and may emit `events` freely. What they share is the
+/// run's folder and workspace on the host: a plugin writes only to fresh paths of its own there (a result bundle
+/// named after the layer and attempt), and shares work through `sharedWork`.
 public protocol LayerPlugin {
     /// The kind a pipeline names in `plugin:`.
     static var kind: String { get }
