@@ -30,7 +30,10 @@ extension RunEngine {
             for name in threads.takeEnded() { schedule.end(name) }
             if threads.failure == nil {
                 for layer in schedule.startReady() {
-                    guard let index = indexes[layer.name] else { continue }
+                    guard let index = indexes[layer.name] else {
+                        schedule.end(layer.name)  // not in the record (cannot happen): never leave it running
+                        continue
+                    }
                     threads.start(layer.name) { try self.runLayer(at: index, context: context, state: state) }
                 }
             }
