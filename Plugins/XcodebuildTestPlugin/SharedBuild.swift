@@ -25,6 +25,8 @@ struct SharedBuild {
     var artifacts: [ArtifactRecord]
     /// The folder of the log, relative to the project.
     var folder: String
+    /// The build's log on the coordinator.
+    var log: URL
     var processGroup: RemoteProcessGroup?
 
     var succeeded: Bool { outcome == .passed }
@@ -68,7 +70,9 @@ extension XcodebuildTestPlugin {
         }
         let names = sharers.map(\.name)
         let key = SharedBuild.key(
-            layers: names, platform: XcodebuildCommand.Destination(simulatorPlatform: simulator.platform, udid: simulator.udid).platform,
+            layers: names,
+            platform: XcodebuildCommand.Destination(simulatorPlatform: simulator.platform, udid: simulator.udid)
+                .platform,
             host: context.hostName)
         if context.attempt > 1 {
             // A retry must not reuse a build that failed (a lost connection, a timeout): it builds again. A good
@@ -87,9 +91,11 @@ extension XcodebuildTestPlugin {
             }
             return LayerResult(
                 outcome: build.outcome,
-                evidence: ["the build-for-testing shared by \(names.joined(separator: ", ")) failed (log: "
-                    + "\(build.folder)/\(ArtifactName.log))"] + build.evidence,
-                exit: build.exit, artifacts: build.artifacts, facts: facts)
+                evidence: [
+                    "the build-for-testing shared by \(names.joined(separator: ", ")) failed (log: "
+                        + "\(build.folder)/\(ArtifactName.log))"
+                ] + build.evidence,
+                exit: build.exit, artifacts: try keepFailedBuild(build, in: context), facts: facts)
         }
         if build.builtBy != context.layer.name {
             context.events.emit(
@@ -107,6 +113,19 @@ extension XcodebuildTestPlugin {
             "built once for \(names.joined(separator: ", ")) by \(build.builtBy) in "
                 + String(format: "%.1f s", build.seconds) + "; this layer ran test-without-building")
         return result
+    }
+
+    /// A layer whose shared build failed still has its own `exit-code` and `xcodebuild.log` (copies of the
+    /// build's), so its folder tells the whole story like any other layer's; the shared files are listed too.
+    private func keepFailedBuild(_ build: SharedBuild, in context: LayerContext) throws -> [ArtifactRecord] {
+        let logURL = context.localArtifacts.appendingPathComponent(ArtifactName.log)
+        try? FileManager.default.removeItem(at: logURL)
+        try FileManager.default.copyItem(at: build.log, to: logURL)
+        return [
+            try XcodebuildInvocation.writeExitCode(
+                build.exit, to: context.localArtifacts.appendingPathComponent(ArtifactName.exitCode), context: context),
+            try record(.log, logURL, context),
+        ] + build.artifacts
     }
 
     /// Runs `xcodebuild build-for-testing` for `layers` on the chosen simulator's platform, into a derived-data
@@ -174,7 +193,7 @@ extension XcodebuildTestPlugin {
         return SharedBuild(
             layers: layers, builtBy: context.layer.name, host: context.hostName, exit: invocation.exit,
             outcome: outcome, evidence: evidence, seconds: seconds, derivedDataPath: derivedData,
-            command: command.shellLine, artifacts: artifacts, folder: context.projectRelativePath(folder),
+            command: command.shellLine, artifacts: artifacts, folder: context.projectRelativePath(folder), log: logURL,
             processGroup: invocation.processGroup)
     }
 }

@@ -29,7 +29,11 @@ enum SharedBuildPlan {
             case (_?, _?): return nil  // refused when the layer runs
             }
             configuration = layer.settings["configuration"]?.stringValue
-            if case .map(let map)? = layer.settings["build-settings"] { buildSettings = map } else { buildSettings = [:] }
+            if case .map(let map)? = layer.settings["build-settings"] {
+                buildSettings = map
+            } else {
+                buildSettings = [:]
+            }
             testPlan = layer.settings["test-plan"]?.stringValue
         }
     }

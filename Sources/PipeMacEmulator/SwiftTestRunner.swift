@@ -39,7 +39,8 @@ final class SwiftTestRunner: TestRunner {
         let tests = workspace.root.appendingPathComponent("Tests").path
         return ((try? FileManager.default.contentsOfDirectory(atPath: tests)) ?? []).sorted().filter {
             var isFolder: ObjCBool = false
-            return FileManager.default.fileExists(atPath: tests + "/" + $0, isDirectory: &isFolder) && isFolder.boolValue
+            return FileManager.default.fileExists(atPath: tests + "/" + $0, isDirectory: &isFolder)
+                && isFolder.boolValue
         }
     }
 

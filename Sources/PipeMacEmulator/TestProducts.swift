@@ -32,7 +32,8 @@ struct TestProducts {
             ]
         }
         let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
-        let file = productsFolder.appendingPathComponent("\(scheme)_iphonesimulator\(sdkVersion)-\(architecture).xctestrun")
+        let file = productsFolder.appendingPathComponent(
+            "\(scheme)_iphonesimulator\(sdkVersion)-\(architecture).xctestrun")
         try data.write(to: file, options: .atomic)
         return file
     }

@@ -171,7 +171,8 @@ struct XcodebuildTestAction {
                 if let failure = saveBundle(record, at: bundlePath, created: started, config: config) { return failure }
                 context.interrupts?.setPhase(banner: nil)
                 stdout.line()
-                stdout.line("** TEST BUILD SUCCEEDED ** [\(String(format: "%.3f", Date().timeIntervalSince(started))) sec]")
+                stdout.line(
+                    "** TEST BUILD SUCCEEDED ** [\(String(format: "%.3f", Date().timeIntervalSince(started))) sec]")
                 stdout.line()
                 return 0
             }

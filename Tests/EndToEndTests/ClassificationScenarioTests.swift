@@ -81,16 +81,7 @@ final class ClassificationScenarioTests: EmulatedHostTestCase {
 
     func testACompileErrorIsABuildFailureWithTheCompilerLine() throws {
         let project = try makeProject(pipeline: singleLayer)
-        try editCannedResults(in: project, message: "a build error") { schemes in
-            var reader = try XCTUnwrap(schemes["Reader"] as? [String: Any])
-            reader["buildErrors"] = [
-                [
-                    "file": "Sources/Reader/ReadingID.swift", "line": 7, "column": 9,
-                    "message": "cannot find 'maxLength'",
-                ]
-            ]
-            schemes["Reader"] = reader
-        }
+        try breakReaderBuild(in: project)
         let run = try runLogic(project)
         XCTAssertEqual(run.exitCode, 1, run.output)
         XCTAssertEqual(run.layer["outcome"] as? String, "build-failed")
@@ -200,25 +191,5 @@ final class ClassificationScenarioTests: EmulatedHostTestCase {
     private func bundles(in folder: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("logic").path)
             .filter { $0.hasSuffix(".xcresult") }
-    }
-
-    /// Kills the sshd processes serving this host's open connections, as a network drop would; with
-    /// `alsoTheListener`, the listener too, as if the host went away.
-    private func dropConnections(alsoTheListener: Bool = false) throws {
-        let listener = try String(
-            contentsOf: host.stateDirectory.appendingPathComponent("sshd.pid"), encoding: .utf8
-        ).trimmingCharacters(in: .whitespacesAndNewlines)
-        // Each connection is a privileged monitor (the listener's child) and its session process (a grandchild);
-        // both hold the socket, so both go.
-        let table = try CommandRunner.shell("ps -eo pid=,ppid=").stdout.split(separator: "\n").compactMap {
-            line -> (pid: String, parent: String)? in
-            let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
-            return fields.count == 2 ? (fields[0], fields[1]) : nil
-        }
-        let monitors = table.filter { $0.parent == listener }.map(\.pid)
-        let pids =
-            (alsoTheListener ? [listener] : []) + monitors + table.filter { monitors.contains($0.parent) }.map(\.pid)
-        XCTAssertFalse(monitors.isEmpty, "no connection to drop")
-        for pid in pids { kill(Int32(pid) ?? 0, SIGKILL) }
     }
 }

@@ -36,12 +36,33 @@ class EmulatedHostTestCase: XCTestCase {
     func editCannedTests(
         in project: PipeProject, message: String, _ edit: (inout [[String: Any]]) throws -> Void
     ) throws {
-        try editCannedResults(in: project, message: message) { schemes in
-            var reader = try XCTUnwrap(schemes["Reader"] as? [String: Any])
+        try editReaderScheme(in: project, message: message) { reader in
             var tests = try XCTUnwrap(reader["tests"] as? [[String: Any]])
             try edit(&tests)
             reader["tests"] = tests
+        }
+    }
+
+    /// Changes the canned results of the Reader scheme (`edit` gets its whole entry) and commits the change.
+    func editReaderScheme(
+        in project: PipeProject, message: String, _ edit: (inout [String: Any]) throws -> Void
+    ) throws {
+        try editCannedResults(in: project, message: message) { schemes in
+            var reader = try XCTUnwrap(schemes["Reader"] as? [String: Any])
+            try edit(&reader)
             schemes["Reader"] = reader
+        }
+    }
+
+    /// Makes the Reader scheme's build fail with `ReadingID.swift:7:9: error: cannot find 'maxLength'`.
+    func breakReaderBuild(in project: PipeProject) throws {
+        try editReaderScheme(in: project, message: "a build error") { reader in
+            reader["buildErrors"] = [
+                [
+                    "file": "Sources/Reader/ReadingID.swift", "line": 7, "column": 9,
+                    "message": "cannot find 'maxLength'",
+                ]
+            ]
         }
     }
 
@@ -168,6 +189,26 @@ class EmulatedHostTestCase: XCTestCase {
             Thread.sleep(forTimeInterval: 0.05)
         }
         XCTFail("timed out after \(timeout) s waiting until \(what)", file: file, line: line)
+    }
+
+    /// Kills the sshd processes serving this host's open connections, as a network drop would; with
+    /// `alsoTheListener`, the listener too, as if the host went away.
+    func dropConnections(alsoTheListener: Bool = false) throws {
+        let listener = try String(
+            contentsOf: host.stateDirectory.appendingPathComponent("sshd.pid"), encoding: .utf8
+        ).trimmingCharacters(in: .whitespacesAndNewlines)
+        // Each connection is a privileged monitor (the listener's child) and its session process (a grandchild);
+        // both hold the socket, so both go.
+        let table = try CommandRunner.shell("ps -eo pid=,ppid=").stdout.split(separator: "\n").compactMap {
+            line -> (pid: String, parent: String)? in
+            let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
+            return fields.count == 2 ? (fields[0], fields[1]) : nil
+        }
+        let monitors = table.filter { $0.parent == listener }.map(\.pid)
+        let pids =
+            (alsoTheListener ? [listener] : []) + monitors + table.filter { monitors.contains($0.parent) }.map(\.pid)
+        XCTAssertFalse(monitors.isEmpty, "no connection to drop")
+        for pid in pids { kill(Int32(pid) ?? 0, SIGKILL) }
     }
 
     /// Waits until a run that was not among `earlier` run folders has started `layer`'s tests on the host (its log
