@@ -100,8 +100,9 @@ extension XcodebuildTestPlugin {
         if build.builtBy != context.layer.name {
             context.events.emit(
                 .note(
-                    "layer \(context.layer.name) reuses the build of \(build.builtBy) (\(String(format: "%.1f", build.seconds)) s "
-                        + "not spent building again); it runs test-without-building"))
+                    "layer \(context.layer.name) reuses the build of \(build.builtBy) (a "
+                        + String(format: "%.1f s", build.seconds) + " build it does not run again); it runs "
+                        + "test-without-building"))
         }
         let command = try makeCommand(
             context, action: .testWithoutBuilding, derivedDataPath: build.derivedDataPath)
@@ -145,8 +146,9 @@ extension XcodebuildTestPlugin {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let derivedData = context.remoteRunFolder + "/DerivedData/" + label + suffix
         let bundle = try ResultBundlePath(
-            remoteRunFolder: context.remoteRunFolder, pipeline: context.pipelineName, layer: "build-for-testing",
-            startTime: Date(), runID: context.runID + "-" + label, attempt: number)
+            remoteRunFolder: context.remoteRunFolder, pipeline: context.pipelineName,
+            layer: "build-for-testing-" + layers.joined(separator: "-"), startTime: Date(), runID: context.runID,
+            attempt: number)
         let settings = context.layer.settings
         // The products are built for the chosen simulator: an app built for one simulator runs on any other of
         // its platform on this host (same architecture, same Xcode), and a concrete destination builds only the
