@@ -167,9 +167,12 @@ extension XcodebuildTestPlugin {
                     + "build-for-testing into \(derivedData)"))
         let started = Date()
         let logURL = folder.appendingPathComponent(ArtifactName.log)
+        // The build runs no test: the layer's secrets are for its test process only.
+        var buildContext = context
+        buildContext.secrets = SecretValues()
         let invocation = try XcodebuildInvocation.run(
             command, layerName: context.layer.name, log: logURL, timeoutSeconds: context.layer.timeoutSeconds,
-            context: context)
+            context: buildContext)
         let seconds = Date().timeIntervalSince(started)
         let artifacts = [
             try XcodebuildInvocation.writeExitCode(
