@@ -147,4 +147,44 @@ final class BuildForTestingTests: XCTestCase {
         XCTAssertEqual(outcome.status, 64)
         XCTAssertTrue(outcome.stderr.contains("asked for: build-for-testing test-without-building"), outcome.stderr)
     }
+
+    /// Real mode: `test-without-building` runs the test binary `build-for-testing` made, without `swift build`, so a
+    /// source changed after the build is not seen (one cold build of the tiny package, ~10 s on 2 cores).
+    func testRealModeTestWithoutBuildingRunsWhatTheBuildMade() throws {
+        try host.changeConfig { config in
+            config["mode"] = "real"
+            config["sharedSchemes"] = ["Tiny"]
+        }
+        let package = try host.copyFixture("tiny-package")
+        func xcodebuild(_ action: String, _ bundle: String) -> EmulatorHarness.Outcome {
+            host.run(
+                "xcodebuild",
+                [
+                    action, "-scheme", "Tiny", "-destination",
+                    "platform=iOS Simulator,id=\(EmulatorHarness.iPhone15OnIOS17)", "-derivedDataPath",
+                    derivedData.path, "-resultBundlePath", bundle,
+                    "-only-testing:TinyTests/DoublerTests/testDoublesTwo",
+                ], in: package)
+        }
+        let nothingBuilt = xcodebuild("test-without-building", "none.xcresult")
+        XCTAssertEqual(nothingBuilt.status, 65, nothingBuilt.stdout)
+        XCTAssertTrue(nothingBuilt.stderr.contains("There are no test bundles available to test."))
+
+        let build = xcodebuild("build-for-testing", "build.xcresult")
+        XCTAssertEqual(build.status, 0, build.stdout + build.stderr)
+        XCTAssertTrue(build.stdout.contains("SwiftCompile normal arm64 Compiling\\ Doubler.swift"), build.stdout)
+        XCTAssertTrue(build.stdout.contains("** TEST BUILD SUCCEEDED **"), build.stdout)
+        XCTAssertNotNil(TestProducts(derivedData: derivedData).xctestrun(scheme: "Tiny"))
+
+        // A change after the build: test-without-building does not compile it, `test` does.
+        try "public func double(_ value: Int) -> Int { value * 3 }\n".write(
+            to: package.appendingPathComponent("Sources/Tiny/Doubler.swift"), atomically: true, encoding: .utf8)
+        let run = xcodebuild("test-without-building", "run.xcresult")
+        XCTAssertEqual(run.status, 0, "the built binary still doubles:\n\(run.stdout)\(run.stderr)")
+        XCTAssertFalse(run.stdout.contains("SwiftCompile"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("Test Case '-[TinyTests.DoublerTests testDoublesTwo]' passed"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("** TEST EXECUTE SUCCEEDED **"), run.stdout)
+        let rebuilt = xcodebuild("test", "test.xcresult")
+        XCTAssertEqual(rebuilt.status, 65, "`test` builds the change:\n\(rebuilt.stdout)")
+    }
 }
