@@ -9,6 +9,9 @@ import PipeCore
 ///
 /// The outcome comes from the exit code, the log and the bundle's summary together (`XcodebuildOutcomeClassifier`):
 /// a scheme that is not shared or a missing simulator is `host-config`, never a test failure.
+///
+/// Layers of one run that build the same thing (`SharedBuildPlan`) build once with `build-for-testing` and each runs
+/// `test-without-building` (`runWithSharedBuild`, in SharedBuild.swift); a layer alone runs `xcodebuild test`.
 public struct XcodebuildTestPlugin: LayerPlugin {
     public static let kind = "xcodebuild-test"
     public static let defaultGate = Gate.merge
