@@ -107,6 +107,7 @@ let package = Package(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin"]),
         .testTarget(name: "ShellPluginTests", dependencies: ["ShellPlugin"]),
+        .testTarget(name: "XcodebuildTestPluginTests", dependencies: ["XcodebuildTestPlugin"]),
         .testTarget(
             name: "ExternalPluginTests", dependencies: ["ExternalPlugin", "PipeSSH", "PipeTestSupport"],
             exclude: ["Fixtures"]),

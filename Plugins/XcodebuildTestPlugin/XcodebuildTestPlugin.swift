@@ -9,6 +9,9 @@ import PipeCore
 ///
 /// The outcome comes from the exit code, the log and the bundle's summary together (`XcodebuildOutcomeClassifier`):
 /// a scheme that is not shared or a missing simulator is `host-config`, never a test failure.
+///
+/// Layers of one run that build the same thing (`SharedBuildPlan`) build once with `build-for-testing` and each runs
+/// `test-without-building` (`runWithSharedBuild`, in SharedBuild.swift); a layer alone runs `xcodebuild test`.
 public struct XcodebuildTestPlugin: LayerPlugin {
     public static let kind = "xcodebuild-test"
     public static let defaultGate = Gate.merge
@@ -22,6 +25,10 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         SettingSchema("test-plan", .string, "A test plan of the scheme."),
         SettingSchema("configuration", .string, "The build configuration (Debug by default)."),
         SettingSchema("build-settings", .map, "Extra build settings, NAME: value."),
+        SettingSchema(
+            "share-build", .boolean,
+            "Build once with the run's other layers of the same scheme, container, configuration, build settings "
+                + "and test plan (build-for-testing, then test-without-building); true by default."),
     ]
 
     /// File names inside the layer's artifacts folder.
@@ -34,85 +41,37 @@ public struct XcodebuildTestPlugin: LayerPlugin {
     public init() {}
 
     public func run(_ context: LayerContext) throws -> LayerResult {
-        let command = try makeCommand(context)
-        let bundle = command.bundle
-        let layerName = context.layer.name
-        // The artifacts folder of the run on the host; the bundle's own path is fresh, the folder is shared.
-        let prepare = try context.host.capture("mkdir -p \(ShellQuote.quote(bundle.directory))", timeoutSeconds: 60)
-        guard prepare.exit == .exited(0) else {
-            throw RemoteError(
-                .commandFailed, host: context.hostName,
-                "could not create \(bundle.directory): \(prepare.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))"
-            )
+        let started = Date()
+        let sharers = SharedBuildPlan.sharers(of: context.layer, among: context.runLayers)
+        if sharers.count > 1 {
+            return try runWithSharedBuild(context, sharers: sharers, started: started)
         }
-        // xcodebuild hands `TEST_RUNNER_<NAME>` to the test process as `<NAME>`; the values travel on stdin.
-        let delivery = SecretDelivery.wrap(
-            "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(command.xcodebuild.shellLine) 2>&1",
-            secrets: context.secrets, exportName: { "TEST_RUNNER_\($0)" })
-        context.events.emit(.remoteCommand(layer: layerName, command: command.xcodebuild.shellLine))
+        return try runTests(try makeCommand(context), context: context, timeoutSeconds: context.layer.timeoutSeconds)
+    }
 
+    /// Runs the layer's test command (`test`, or `test-without-building` on a shared build) and brings back its
+    /// exit code, log, bundle and summary.
+    func runTests(_ command: Command, context: LayerContext, timeoutSeconds: Double?) throws -> LayerResult {
+        let bundle = command.bundle
+        // The artifacts folder of the run on the host; the bundle's own path is fresh, the folder is shared.
+        try XcodebuildInvocation.makeRemoteFolder(bundle.directory, context: context)
         let logURL = context.localArtifacts.appendingPathComponent(ArtifactName.log)
-        guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
-            throw ConfigurationError(
-                "could not create \(logURL.path) on the coordinator: check the disk and permissions")
-        }
-        let log = try FileHandle(forWritingTo: logURL)
-        defer { try? log.close() }
-        let parser = XcodebuildLogParser()
-        var tests = TestResultCollector()
-        var processGroup: RemoteProcessGroup?
-        let handleEvents = { (events: [XcodebuildLogEvent]) in
-            for event in events {
-                if let finished = tests.record(event) {
-                    context.events.emit(.testFinished(layer: layerName, result: finished))
-                }
-            }
-        }
-        let logRedactor = StreamRedactor(context.redactor)
-        let exit = try context.host.runStoppable(
-            delivery.command, stdin: delivery.stdin, timeoutSeconds: context.layer.timeoutSeconds,
-            cancellation: context.cancellation,
-            onStarted: { group in
-                processGroup = group
-                context.events.emit(
-                    .remoteProcessStarted(layer: layerName, host: context.hostName, processGroup: group.id))
-            },
-            onStdout: { chunk in
-                // What is written or shown is redacted; the parser reads the raw bytes (its results are redacted
-                // by the engine before they are recorded).
-                let shown = logRedactor.feed(chunk)
-                log.write(shown)
-                if !shown.isEmpty {
-                    context.events.emit(
-                        .output(layer: layerName, stream: .stdout, text: String(decoding: shown, as: UTF8.self)))
-                }
-                handleEvents(parser.feed(chunk))
-            },
-            onStderr: { chunk in
-                let shown = context.redactor.redact(chunk)
-                log.write(shown)
-                context.events.emit(
-                    .output(layer: layerName, stream: .stderr, text: String(decoding: shown, as: UTF8.self)))
-            })
-        handleEvents(parser.finish())
-        let rest = logRedactor.flush()
-        log.write(rest)
-        if !rest.isEmpty {
-            context.events.emit(.output(layer: layerName, stream: .stdout, text: String(decoding: rest, as: UTF8.self)))
-        }
-        try? log.synchronize()
+        let invocation = try XcodebuildInvocation.run(
+            command.xcodebuild, layerName: context.layer.name, log: logURL, timeoutSeconds: timeoutSeconds,
+            context: context)
+        let exit = invocation.exit
 
         var artifacts: [ArtifactRecord] = []
-        let exitURL = context.localArtifacts.appendingPathComponent(ArtifactName.exitCode)
-        try Data((exit.artifactText + "\n").utf8).write(to: exitURL)
-        artifacts.append(ArtifactRecord(kind: .exitCode, path: context.projectRelativePath(exitURL)))
+        artifacts.append(
+            try XcodebuildInvocation.writeExitCode(
+                exit, to: context.localArtifacts.appendingPathComponent(ArtifactName.exitCode), context: context))
         artifacts.append(try record(.log, logURL, context))
 
         var facts: [String: String] = [
             "resultBundleRemotePath": bundle.path,
             "command": command.xcodebuild.shellLine,
         ]
-        if let processGroup { facts[LayerResult.processGroupFact] = "\(processGroup.id)" }
+        if let processGroup = invocation.processGroup { facts[LayerResult.processGroupFact] = "\(processGroup.id)" }
         var evidence: [String] = []
         var summary: XcresultSummary?
         // After a cancellation the user is waiting: keep what is already here and stop.
@@ -121,46 +80,55 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             artifacts += pulled.artifacts
             summary = pulled.summary
         }
-        let verdict = XcodebuildOutcomeClassifier.classify(exit: exit, log: parser.facts, summary: summary)
+        let verdict = XcodebuildOutcomeClassifier.classify(exit: exit, log: invocation.facts, summary: summary)
         return LayerResult(
-            outcome: verdict.outcome, evidence: verdict.evidence + evidence, exit: exit, tests: tests.results,
+            outcome: verdict.outcome, evidence: verdict.evidence + evidence, exit: exit, tests: invocation.tests,
             artifacts: artifacts, facts: facts)
     }
 
     // MARK: - Command
 
-    private struct Command {
+    struct Command {
         var xcodebuild: XcodebuildCommand
         var bundle: ResultBundlePath
     }
 
-    private func makeCommand(_ context: LayerContext) throws -> Command {
+    /// The layer's own test command: `test`, or `test-without-building` on the products in `derivedDataPath`.
+    func makeCommand(
+        _ context: LayerContext, action: XcodebuildCommand.Action = .test, derivedDataPath: String? = nil
+    ) throws -> Command {
         let settings = context.layer.settings
         guard let simulator = context.simulator else {
             throw ConfigurationError("layer \(context.layer.name): no simulator was chosen for xcodebuild-test")
         }
-        let container: XcodebuildCommand.Container
-        switch (settings["project"]?.stringValue, settings["workspace"]?.stringValue) {
-        case (let project?, nil): container = .project(project)
-        case (nil, let workspace?): container = .workspace(workspace)
-        case (nil, nil): container = .package
-        case (_?, _?):
-            throw ConfigurationError("layer \(context.layer.name): give `project` or `workspace`, not both")
-        }
         let bundle = try ResultBundlePath(
             remoteRunFolder: context.remoteRunFolder, pipeline: context.pipelineName, layer: context.layer.name,
             startTime: context.runStartTime, runID: context.runID, attempt: context.attempt)
-        var buildSettings: [XcodebuildCommand.BuildSetting] = []
-        if case .map(let map)? = settings["build-settings"] {
-            buildSettings = map.sorted { $0.key < $1.key }.map { XcodebuildCommand.BuildSetting($0.key, $0.value) }
-        }
         let xcodebuild = try XcodebuildCommand(
-            action: .test, container: container, scheme: settings["scheme"]?.stringValue ?? "",
+            action: action, container: try Self.container(of: context.layer),
+            scheme: settings["scheme"]?.stringValue ?? "",
             destination: .init(simulatorPlatform: simulator.platform, udid: simulator.udid),
             resultBundlePath: bundle.path, onlyTesting: settings["only-testing"]?.stringsValue ?? [],
             skipTesting: settings["skip-testing"]?.stringsValue ?? [], testPlan: settings["test-plan"]?.stringValue,
-            configuration: settings["configuration"]?.stringValue, buildSettings: buildSettings)
+            configuration: settings["configuration"]?.stringValue, buildSettings: Self.buildSettings(of: context.layer),
+            derivedDataPath: derivedDataPath)
         return Command(xcodebuild: xcodebuild, bundle: bundle)
+    }
+
+    /// `-project`, `-workspace` or neither (a Swift package), from the layer's settings.
+    static func container(of layer: LayerSpec) throws -> XcodebuildCommand.Container {
+        switch (layer.settings["project"]?.stringValue, layer.settings["workspace"]?.stringValue) {
+        case (let project?, nil): return .project(project)
+        case (nil, let workspace?): return .workspace(workspace)
+        case (nil, nil): return .package
+        case (_?, _?): throw ConfigurationError("layer \(layer.name): give `project` or `workspace`, not both")
+        }
+    }
+
+    /// The layer's `build-settings`, sorted by name so equal settings give equal command lines.
+    static func buildSettings(of layer: LayerSpec) -> [XcodebuildCommand.BuildSetting] {
+        guard case .map(let map)? = layer.settings["build-settings"] else { return [] }
+        return map.sorted { $0.key < $1.key }.map { XcodebuildCommand.BuildSetting($0.key, $0.value) }
     }
 
     // MARK: - Bringing results back
@@ -208,7 +176,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         }
     }
 
-    private func record(_ kind: ArtifactRecord.Kind, _ url: URL, _ context: LayerContext) throws -> ArtifactRecord {
+    func record(_ kind: ArtifactRecord.Kind, _ url: URL, _ context: LayerContext) throws -> ArtifactRecord {
         let size = (try FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
         return ArtifactRecord(
             kind: kind, path: context.projectRelativePath(url), bytes: size, sha256: try SHA256Digest.hex(ofFile: url))

@@ -3,7 +3,8 @@ import PipeBasics
 /// An `xcodebuild` invocation built from typed arguments; `shellLine` is the one way it reaches a remote shell.
 ///
 /// `xcodebuild <action> [-project P | -workspace W] -scheme S -destination 'platform=iOS Simulator,id=UDID'
-/// -resultBundlePath R [-only-testing:X]… [-skip-testing:X]… [-testPlan T] [-configuration C] [KEY=VALUE]…`
+/// [-derivedDataPath D] -resultBundlePath R [-only-testing:X]… [-skip-testing:X]… [-testPlan T] [-configuration C]
+/// [KEY=VALUE]…`
 ///
 /// Every value stays one argument: scheme names, test identifiers and paths come from YAML, chat messages and
 /// environment variables, so nothing is pasted into a command line as text.
@@ -58,13 +59,16 @@ public struct XcodebuildCommand: Equatable, Sendable {
     public let testPlan: String?
     public let configuration: String?
     public let buildSettings: [BuildSetting]
+    /// Where products and the `.xctestrun` go (`build-for-testing`) and are found (`test-without-building`);
+    /// `nil` is Xcode's default folder for the container.
+    public let derivedDataPath: String?
 
     /// - Throws: `XcodebuildCommandError` for an empty scheme, path or identifier, a UDID that could change the
     ///   destination (anything but letters, digits and `-`), or a build setting name that is not an identifier.
     public init(
         action: Action = .test, container: Container, scheme: String, destination: Destination,
         resultBundlePath: String, onlyTesting: [String] = [], skipTesting: [String] = [], testPlan: String? = nil,
-        configuration: String? = nil, buildSettings: [BuildSetting] = []
+        configuration: String? = nil, buildSettings: [BuildSetting] = [], derivedDataPath: String? = nil
     ) throws {
         guard !scheme.isEmpty else { throw XcodebuildCommandError.emptyValue("-scheme") }
         switch container {
@@ -86,6 +90,7 @@ public struct XcodebuildCommand: Equatable, Sendable {
         }
         if testPlan == "" { throw XcodebuildCommandError.emptyValue("-testPlan") }
         if configuration == "" { throw XcodebuildCommandError.emptyValue("-configuration") }
+        if derivedDataPath == "" { throw XcodebuildCommandError.emptyValue("-derivedDataPath") }
         for setting in buildSettings where !Self.isBuildSettingName(setting.name) {
             throw XcodebuildCommandError.invalidBuildSettingName(setting.name)
         }
@@ -99,6 +104,7 @@ public struct XcodebuildCommand: Equatable, Sendable {
         self.testPlan = testPlan
         self.configuration = configuration
         self.buildSettings = buildSettings
+        self.derivedDataPath = derivedDataPath
     }
 
     /// The argument vector, starting with `xcodebuild`.
@@ -109,7 +115,9 @@ public struct XcodebuildCommand: Equatable, Sendable {
         case .workspace(let path): arguments += ["-workspace", path]
         case .package: break
         }
-        arguments += ["-scheme", scheme, "-destination", destination.specifier, "-resultBundlePath", resultBundlePath]
+        arguments += ["-scheme", scheme, "-destination", destination.specifier]
+        if let derivedDataPath { arguments += ["-derivedDataPath", derivedDataPath] }
+        arguments += ["-resultBundlePath", resultBundlePath]
         arguments += onlyTesting.map { "-only-testing:\($0)" }
         arguments += skipTesting.map { "-skip-testing:\($0)" }
         if let testPlan { arguments += ["-testPlan", testPlan] }

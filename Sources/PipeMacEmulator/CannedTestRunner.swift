@@ -9,8 +9,10 @@ struct CannedTestRunner: TestRunner {
     /// xcodebuild's environment: `TEST_RUNNER_<NAME>` is what the test process sees as `<NAME>`.
     var environment: [String: String] = [:]
 
+    var testTargets: [String] { orderedUnique(scheme.tests.map(\.target)) }
+
     func build() throws -> BuildOutcome {
-        let targets = orderedUnique(scheme.tests.map(\.target))
+        let targets = testTargets
         let project = workspace.containerName
         output.line("Prepare packages")
         output.line()

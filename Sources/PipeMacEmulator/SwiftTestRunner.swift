@@ -34,6 +34,16 @@ final class SwiftTestRunner: TestRunner {
 
     private var binPath: String { scratchPath + "/debug" }
 
+    var testTargets: [String] {
+        if let schemeTargets { return schemeTargets }
+        let tests = workspace.root.appendingPathComponent("Tests").path
+        return ((try? FileManager.default.contentsOfDirectory(atPath: tests)) ?? []).sorted().filter {
+            var isFolder: ObjCBool = false
+            return FileManager.default.fileExists(atPath: tests + "/" + $0, isDirectory: &isFolder)
+                && isFolder.boolValue
+        }
+    }
+
     func build() throws -> BuildOutcome {
         var translator = SwiftBuildTranslator(workspace: workspace, architecture: architecture, binPath: binPath)
         output.line("Prepare packages")

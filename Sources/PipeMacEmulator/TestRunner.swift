@@ -48,6 +48,9 @@ struct BuildOutcome {
 
 /// Produces the build and test phases of `xcodebuild test`: replayed (canned) or real (`swift`).
 protocol TestRunner {
+    /// The test targets a build makes (the `.xctest` bundles `build-for-testing` leaves in derived data).
+    var testTargets: [String] { get }
+
     /// Runs the build phase, printing Xcode-style build lines.
     func build() throws -> BuildOutcome
 

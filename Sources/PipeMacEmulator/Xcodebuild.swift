@@ -1,6 +1,7 @@
 import Foundation
 
-/// The emulated `xcodebuild`: `-version`, `-list` and the `test` action.
+/// The emulated `xcodebuild`: `-version`, `-list` and the `test`, `build-for-testing` and `test-without-building`
+/// actions.
 struct Xcodebuild {
     let context: EmulatorContext
 
@@ -19,12 +20,13 @@ struct Xcodebuild {
             return 0
         }
         if parsed.list { return list(parsed, arguments: arguments) }
-        guard parsed.actions == ["test"] else {
+        guard parsed.actions.count == 1, let action = XcodebuildTestAction.Action(rawValue: parsed.actions[0]) else {
             let error = XcodebuildError.unsupportedAction(parsed.actions)
             context.stderr.line(error.message)
             return error.exitCode
         }
-        return XcodebuildTestAction(context: context, arguments: parsed, commandLine: arguments).run()
+        XcodebuildInvocationLog(configPath: context.environment[Emulator.configEnvironmentKey]).append(arguments)
+        return XcodebuildTestAction(context: context, arguments: parsed, commandLine: arguments, action: action).run()
     }
 
     /// `xcodebuild -list`: the schemes the host shares for the workspace.

@@ -14,6 +14,8 @@ enum XcodebuildError: Error, Equatable {
     case noTestAction(scheme: String)
     case missingDestination
     case destinationNotFound(specifier: String, scheme: String, available: [String])
+    /// `test-without-building` with no `build-for-testing` products for the scheme in derived data.
+    case noTestProducts(scheme: String, productsFolder: String)
     /// Emulator-only: the workspace's canned results cannot be used.
     case cannedResults(String)
     /// Emulator-only: real mode could not start `swift`.
@@ -25,7 +27,7 @@ enum XcodebuildError: Error, Equatable {
         case .invalidOption, .missingValue, .unknownAction, .projectAndWorkspace, .unsupportedAction, .missingScheme,
             .existingResultBundle, .missingDestination:
             return 64
-        case .schemeNotFound: return 65
+        case .schemeNotFound, .noTestProducts: return 65
         case .containerMissing, .noContainer, .noTestAction: return 66
         case .destinationNotFound: return 70
         case .cannedResults, .toolchain: return EmulatorContext.configurationExitCode
@@ -44,8 +46,9 @@ enum XcodebuildError: Error, Equatable {
             return "xcodebuild: error: You cannot specify both an Xcode 3 project and a workspace."
         case .unsupportedAction(let actions):
             let asked = actions.isEmpty ? "build (the default)" : actions.joined(separator: " ")
-            return "xcodebuild: error: the emulated xcodebuild (pipe-mac-emulator) runs only the 'test' action, "
-                + "'-version' and '-list'; asked for: \(asked)."
+            return "xcodebuild: error: the emulated xcodebuild (pipe-mac-emulator) runs only the 'test', "
+                + "'build-for-testing' and 'test-without-building' actions (one at a time), '-version' and '-list'; "
+                + "asked for: \(asked)."
         case .missingScheme:
             return "xcodebuild: error: The test action requires that the name of a scheme in the project is provided "
                 + "using the \"-scheme\" option. The \"-list\" option can be used to find the names of the schemes in "
@@ -76,6 +79,11 @@ enum XcodebuildError: Error, Equatable {
             ]
             lines += available.map { "\t\t\($0)" }
             return lines.joined(separator: "\n")
+        case .noTestProducts(let scheme, let folder):
+            // Xcode's text when it finds no test bundle to run; the second line is the emulator's own hint.
+            return "xcodebuild: error: There are no test bundles available to test.\n\t(pipe-mac-emulator) no "
+                + ".xctestrun for scheme \"\(scheme)\" in \(folder): run build-for-testing with the same "
+                + "-derivedDataPath first."
         case .cannedResults(let reason), .toolchain(let reason):
             return "xcodebuild: error: (pipe-mac-emulator) \(reason)"
         }

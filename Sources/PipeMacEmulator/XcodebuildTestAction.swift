@@ -3,10 +3,31 @@ import PipeBasics
 
 /// `xcodebuild test …`: checks in xcodebuild's order (each failure with Apple's text and exit code), then builds,
 /// runs the tests, writes the result bundle and prints the summary and banner (apple-formats.md 3.1–3.9, 4).
+///
+/// `build-for-testing` stops after the build, leaving the test products and an `.xctestrun` in derived data
+/// (`TestProducts`) and printing `** TEST BUILD SUCCEEDED **`; `test-without-building` needs those products
+/// (without them it stops as Xcode does) and runs only the tests, ending with `** TEST EXECUTE … **`.
 struct XcodebuildTestAction {
+    /// Which of the three test actions runs.
+    enum Action: String {
+        case test
+        case buildForTesting = "build-for-testing"
+        case testWithoutBuilding = "test-without-building"
+
+        /// The word of the banner: `** TEST SUCCEEDED **`, `** TEST BUILD …`, `** TEST EXECUTE …`.
+        var bannerAction: String {
+            switch self {
+            case .test: return "TEST"
+            case .buildForTesting: return "TEST BUILD"
+            case .testWithoutBuilding: return "TEST EXECUTE"
+            }
+        }
+    }
+
     let context: EmulatorContext
     let arguments: XcodebuildArguments
     let commandLine: [String]
+    var action: Action = .test
 
     private var stdout: EmulatorOutput { context.stdout }
     private var stderr: EmulatorOutput { context.stderr }
@@ -66,16 +87,23 @@ struct XcodebuildTestAction {
             chosen = chosen ?? first
         }
         guard let destination = chosen else { throw XcodebuildError.missingDestination }
+        let products = TestProducts(
+            derivedData: URL(fileURLWithPath: derivedDataPath(config: config, workspace: workspace), isDirectory: true))
+        if action == .testWithoutBuilding, products.xctestrun(scheme: scheme) == nil {
+            throw XcodebuildError.noTestProducts(scheme: scheme, productsFolder: products.productsFolder.path)
+        }
         let runner = try makeRunner(config: config, workspace: workspace, scheme: scheme)
         return try execute(
             config: config, configURL: configURL, workspace: workspace, scheme: scheme,
-            destination: destinationRecord(destination, inventory: inventory), device: destination, runner: runner)
+            destination: destinationRecord(destination, inventory: inventory), device: destination, runner: runner,
+            products: products)
     }
 
     /// The run's timeline once every check passed: from "Command line invocation:" to the banner.
     private func execute(
         config: EmulatedHostConfig, configURL: URL, workspace: TestWorkspace, scheme: String,
-        destination: ResultBundleRecord.Destination, device: HostInventory.Device, runner: TestRunner
+        destination: ResultBundleRecord.Destination, device: HostInventory.Device, runner: TestRunner,
+        products: TestProducts
     ) throws -> Int32 {
         let started = Date()
         let bundlePath =
@@ -90,7 +118,8 @@ struct XcodebuildTestAction {
             stdout.line()
         }
         try ResultBundle.create(at: bundlePath)
-        if config.faultSettings.simulatorBootFailure == true {
+        // build-for-testing needs no simulator: it only builds.
+        if action != .buildForTesting, config.faultSettings.simulatorBootFailure == true {
             stderr.line(
                 "\(Self.logPrefix()) Failed to boot \(device.name) (\(device.udid)): Unable to boot the Simulator.")
             stdout.line()
@@ -100,11 +129,13 @@ struct XcodebuildTestAction {
             stdout.line("Testing failed:")
             stdout.line("\tUnable to boot the Simulator.")
             stdout.line()
-            stdout.line("** TEST FAILED **")
+            stdout.line("** \(action.bannerAction) FAILED **")
             return 65
         }
-        // Like xcodebuild, boot the destination simulator when it is shut down.
-        try Simctl.boot(device, store: SimulatorStateStore(configURL: configURL), failIfBooted: false)
+        if action != .buildForTesting {
+            // Like xcodebuild, boot the destination simulator when it is shut down.
+            try Simctl.boot(device, store: SimulatorStateStore(configURL: configURL), failIfBooted: false)
+        }
 
         var record = ResultBundleRecord(
             scheme: scheme, containerName: workspace.containerName, xcodeVersion: config.xcode.version,
@@ -113,16 +144,38 @@ struct XcodebuildTestAction {
             destination: destination, buildSucceeded: false, buildErrors: [],
             tests: [])
 
-        context.interrupts?.setPhase(banner: "** BUILD INTERRUPTED **")
-        let build = try runner.build()
-        record.buildSucceeded = build.succeeded
-        record.buildErrors = build.errors
-        guard build.succeeded else {
-            record.finishTime = Date().timeIntervalSince1970
-            if let failure = saveBundle(record, at: bundlePath, created: started, config: config) { return failure }
-            context.interrupts?.setPhase(banner: nil)
-            printBuildFailure(build, bundlePath: bundlePath)
-            return 65
+        if action == .testWithoutBuilding {
+            // The products are already there: nothing is built, so no build lines and no build time.
+            record.buildSucceeded = true
+        } else {
+            context.interrupts?.setPhase(banner: "** BUILD INTERRUPTED **")
+            let build = try runner.build()
+            record.buildSucceeded = build.succeeded
+            record.buildErrors = build.errors
+            guard build.succeeded else {
+                record.finishTime = Date().timeIntervalSince1970
+                if let failure = saveBundle(record, at: bundlePath, created: started, config: config) { return failure }
+                context.interrupts?.setPhase(banner: nil)
+                if action == .buildForTesting {
+                    printTestBuildFailure(build)
+                } else {
+                    printBuildFailure(build, bundlePath: bundlePath)
+                }
+                return 65
+            }
+            if action == .buildForTesting {
+                try products.write(
+                    scheme: scheme, targets: runner.testTargets, sdkVersion: destination.osVersion,
+                    architecture: config.hostArchitecture)
+                record.finishTime = Date().timeIntervalSince1970
+                if let failure = saveBundle(record, at: bundlePath, created: started, config: config) { return failure }
+                context.interrupts?.setPhase(banner: nil)
+                stdout.line()
+                stdout.line(
+                    "** TEST BUILD SUCCEEDED ** [\(String(format: "%.3f", Date().timeIntervalSince(started))) sec]")
+                stdout.line()
+                return 0
+            }
         }
 
         context.interrupts?.setPhase(banner: "** TEST INTERRUPTED **")
@@ -173,9 +226,9 @@ struct XcodebuildTestAction {
         let total = Date().timeIntervalSince(started)
         let succeeded = failing.isEmpty && problem == nil
         if succeeded {
-            stdout.line("** TEST SUCCEEDED ** [\(String(format: "%.3f", total)) sec]")
+            stdout.line("** \(action.bannerAction) SUCCEEDED ** [\(String(format: "%.3f", total)) sec]")
         } else {
-            stdout.line("** TEST FAILED **")
+            stdout.line("** \(action.bannerAction) FAILED **")
         }
         stdout.line()
         stdout.line()
@@ -224,6 +277,17 @@ struct XcodebuildTestAction {
         stdout.line("\tTesting cancelled because the build failed.")
         stdout.line()
         stdout.line("** TEST FAILED **")
+        stdout.line()
+        stdout.line()
+        stdout.line("The following build commands failed:")
+        for command in build.failedCommands { stdout.line("\t\(command)") }
+        stdout.line("(\(build.failedCommands.count) failure\(build.failedCommands.count == 1 ? "" : "s"))")
+    }
+
+    /// `build-for-testing` that failed: the banner, then the failed commands (as `xcodebuild build` prints them).
+    private func printTestBuildFailure(_ build: BuildOutcome) {
+        stdout.line()
+        stdout.line("** TEST BUILD FAILED **")
         stdout.line()
         stdout.line()
         stdout.line("The following build commands failed:")
@@ -283,19 +347,25 @@ struct XcodebuildTestAction {
         }
     }
 
-    /// `<DerivedData>/<Container>-<28 letters>/Logs/Test/Test-<Scheme>-YYYY.MM.DD_HH-MM-SS-+ZZZZ.xcresult`
-    private func defaultBundlePath(config: EmulatedHostConfig, workspace: TestWorkspace, scheme: String, at date: Date)
-        -> String
-    {
-        let derivedData = context.absolutePath(
-            arguments.derivedDataPath ?? config.buildCache ?? "~/Library/Developer/Xcode/DerivedData")
+    /// `-derivedDataPath`, or the container's own folder under the host's DerivedData:
+    /// `<DerivedData>/<Container>-<28 letters>`.
+    private func derivedDataPath(config: EmulatedHostConfig, workspace: TestWorkspace) -> String {
+        if let given = arguments.derivedDataPath { return context.absolutePath(given) }
+        let derivedData = context.absolutePath(config.buildCache ?? "~/Library/Developer/Xcode/DerivedData")
         let letters = SHA256Digest.hex(of: Data(workspace.root.path.utf8)).prefix(28).map { digit -> Character in
             Character(UnicodeScalar(UInt8(ascii: "a") + UInt8(Int(String(digit), radix: 16) ?? 0)))
         }
+        return "\(derivedData)/\(workspace.containerName)-\(String(letters))"
+    }
+
+    /// `<derived data>/Logs/Test/Test-<Scheme>-YYYY.MM.DD_HH-MM-SS-+ZZZZ.xcresult`
+    private func defaultBundlePath(config: EmulatedHostConfig, workspace: TestWorkspace, scheme: String, at date: Date)
+        -> String
+    {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyy.MM.dd_HH-mm-ss-Z"
-        return "\(derivedData)/\(workspace.containerName)-\(String(letters))/Logs/Test/"
+        return "\(derivedDataPath(config: config, workspace: workspace))/Logs/Test/"
             + "Test-\(scheme)-\(formatter.string(from: date)).xcresult"
     }
 

@@ -81,16 +81,7 @@ final class ClassificationScenarioTests: EmulatedHostTestCase {
 
     func testACompileErrorIsABuildFailureWithTheCompilerLine() throws {
         let project = try makeProject(pipeline: singleLayer)
-        try editCannedResults(in: project, message: "a build error") { schemes in
-            var reader = try XCTUnwrap(schemes["Reader"] as? [String: Any])
-            reader["buildErrors"] = [
-                [
-                    "file": "Sources/Reader/ReadingID.swift", "line": 7, "column": 9,
-                    "message": "cannot find 'maxLength'",
-                ]
-            ]
-            schemes["Reader"] = reader
-        }
+        try breakReaderBuild(in: project)
         let run = try runLogic(project)
         XCTAssertEqual(run.exitCode, 1, run.output)
         XCTAssertEqual(run.layer["outcome"] as? String, "build-failed")

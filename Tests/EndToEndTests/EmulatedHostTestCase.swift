@@ -36,12 +36,33 @@ class EmulatedHostTestCase: XCTestCase {
     func editCannedTests(
         in project: PipeProject, message: String, _ edit: (inout [[String: Any]]) throws -> Void
     ) throws {
-        try editCannedResults(in: project, message: message) { schemes in
-            var reader = try XCTUnwrap(schemes["Reader"] as? [String: Any])
+        try editReaderScheme(in: project, message: message) { reader in
             var tests = try XCTUnwrap(reader["tests"] as? [[String: Any]])
             try edit(&tests)
             reader["tests"] = tests
+        }
+    }
+
+    /// Changes the canned results of the Reader scheme (`edit` gets its whole entry) and commits the change.
+    func editReaderScheme(
+        in project: PipeProject, message: String, _ edit: (inout [String: Any]) throws -> Void
+    ) throws {
+        try editCannedResults(in: project, message: message) { schemes in
+            var reader = try XCTUnwrap(schemes["Reader"] as? [String: Any])
+            try edit(&reader)
             schemes["Reader"] = reader
+        }
+    }
+
+    /// Makes the Reader scheme's build fail with `ReadingID.swift:7:9: error: cannot find 'maxLength'`.
+    func breakReaderBuild(in project: PipeProject) throws {
+        try editReaderScheme(in: project, message: "a build error") { reader in
+            reader["buildErrors"] = [
+                [
+                    "file": "Sources/Reader/ReadingID.swift", "line": 7, "column": 9,
+                    "message": "cannot find 'maxLength'",
+                ]
+            ]
         }
     }
 

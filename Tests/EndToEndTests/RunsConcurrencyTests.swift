@@ -48,12 +48,13 @@ final class RunsConcurrencyTests: EmulatedHostTestCase {
         XCTAssertEqual(Set(runs.compactMap { $0["runID"] as? String }).count, 4)
         XCTAssertEqual(Set(runs.compactMap { $0["status"] as? String }), ["finished"])
         XCTAssertEqual(Set(runs.compactMap { $0["exitCode"] as? Int }), [0])
-        // Every run's recorded output is whole: both layers' verdicts are in it.
+        // Every run's recorded output is whole: the shared build's and both layers' verdicts are in it.
         for run in runs {
             let runID = try XCTUnwrap(run["runID"] as? String)
             let logs = try project.pipe(["runs", "logs", runID])
             XCTAssertEqual(logs.exitCode, 0, logs.combined)
-            XCTAssertEqual(logs.stdout.components(separatedBy: "** TEST SUCCEEDED **").count, 3, logs.stdout)
+            XCTAssertEqual(logs.stdout.components(separatedBy: "** TEST BUILD SUCCEEDED **").count, 2, logs.stdout)
+            XCTAssertEqual(logs.stdout.components(separatedBy: "** TEST EXECUTE SUCCEEDED **").count, 3, logs.stdout)
         }
     }
 

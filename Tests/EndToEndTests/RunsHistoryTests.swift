@@ -132,7 +132,10 @@ final class RunsHistoryTests: EmulatedHostTestCase {
         let folder = try XCTUnwrap(project.runFolders().last)
         let logicLog = try String(contentsOf: folder.appendingPathComponent("logic/xcodebuild.log"), encoding: .utf8)
         let intentLog = try String(contentsOf: folder.appendingPathComponent("intent/xcodebuild.log"), encoding: .utf8)
-        XCTAssertEqual(logs.stdout, logicLog + intentLog)
+        // The build logic and intent share is run, and shown, by logic.
+        let buildLog = try String(
+            contentsOf: folder.appendingPathComponent("build-for-testing/logic+intent/xcodebuild.log"), encoding: .utf8)
+        XCTAssertEqual(logs.stdout, buildLog + logicLog + intentLog)
         XCTAssertTrue(logs.stderr.contains("==> layer logic, attempt 1 <=="), logs.stderr)
         let intentOnly = try project.pipe(["runs", "logs", "last", "--layer", "intent"])
         XCTAssertEqual(intentOnly.stdout, intentLog)

@@ -23,13 +23,16 @@ final class RunsLiveTests: EmulatedHostTestCase {
         // Everything the layers printed, in order, exactly as their logs hold it.
         let logicLog = try String(contentsOf: folder.appendingPathComponent("logic/xcodebuild.log"), encoding: .utf8)
         let intentLog = try String(contentsOf: folder.appendingPathComponent("intent/xcodebuild.log"), encoding: .utf8)
-        XCTAssertEqual(followed.stdout, logicLog + intentLog)
+        // The build logic and intent share is run, and shown, by logic.
+        let buildLog = try String(
+            contentsOf: folder.appendingPathComponent("build-for-testing/logic+intent/xcodebuild.log"), encoding: .utf8)
+        XCTAssertEqual(followed.stdout, buildLog + logicLog + intentLog)
         XCTAssertTrue(followed.stderr.contains("run \(runID) finished, exit 0"), followed.stderr)
 
         // It arrived while the run went on: the suite's start before the 3-second test ended, the verdict after.
         let chunks = follower.chunks()
         let started = try XCTUnwrap(chunks.first { $0.text.contains("Test Suite 'Selected tests' started") })
-        let succeeded = try XCTUnwrap(chunks.first { $0.text.contains("** TEST SUCCEEDED **") })
+        let succeeded = try XCTUnwrap(chunks.first { $0.text.contains("** TEST EXECUTE SUCCEEDED **") })
         XCTAssertGreaterThan(succeeded.at.timeIntervalSince(started.at), 1.5, "output was printed as it arrived")
         XCTAssertLessThan(started.at, runEnded)
     }

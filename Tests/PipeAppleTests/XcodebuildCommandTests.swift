@@ -31,6 +31,39 @@ final class XcodebuildCommandTests: XCTestCase {
                 + "-configuration Debug CODE_SIGNING_ALLOWED=NO SWIFT_VERSION=5.0")
     }
 
+    func testSharedBuildAndItsTestRunsUseOneDerivedDataFolder() throws {
+        let derivedData = "/Users/ci/pipe work/runs/r1/DerivedData/logic+intent"
+        let build = try XcodebuildCommand(
+            action: .buildForTesting, container: .package, scheme: "Reader", destination: destination,
+            resultBundlePath: "/w/artifacts/b.xcresult", configuration: "Debug", derivedDataPath: derivedData)
+        XCTAssertEqual(
+            build.arguments,
+            [
+                "xcodebuild", "build-for-testing", "-scheme", "Reader", "-destination",
+                "platform=iOS Simulator,id=90052AC6-D47D-4B2A-840D-6B5B081260C6", "-derivedDataPath", derivedData,
+                "-resultBundlePath", "/w/artifacts/b.xcresult", "-configuration", "Debug",
+            ])
+        XCTAssertTrue(
+            build.shellLine.contains("-derivedDataPath '/Users/ci/pipe work/runs/r1/DerivedData/logic+intent' "),
+            build.shellLine)
+        let run = try XcodebuildCommand(
+            action: .testWithoutBuilding, container: .package, scheme: "Reader",
+            destination: .init(simulatorPlatform: "iOS", udid: "72A5047C-A8D0-4FF6-B858-BD5BC1AC4F2B"),
+            resultBundlePath: "/w/artifacts/t.xcresult", onlyTesting: ["ReaderTests/ReadingIDTests"],
+            derivedDataPath: derivedData)
+        XCTAssertEqual(
+            run.shellLine,
+            "xcodebuild test-without-building -scheme Reader -destination "
+                + "'platform=iOS Simulator,id=72A5047C-A8D0-4FF6-B858-BD5BC1AC4F2B' -derivedDataPath "
+                + "'/Users/ci/pipe work/runs/r1/DerivedData/logic+intent' -resultBundlePath /w/artifacts/t.xcresult "
+                + "-only-testing:ReaderTests/ReadingIDTests")
+        XCTAssertThrowsError(
+            try XcodebuildCommand(
+                action: .testWithoutBuilding, container: .package, scheme: "Reader", destination: destination,
+                resultBundlePath: "t.xcresult", derivedDataPath: "")
+        ) { XCTAssertEqual($0 as? XcodebuildCommandError, .emptyValue("-derivedDataPath")) }
+    }
+
     func testWorkspacePackageAndTheOtherActions() throws {
         let workspace = try XcodebuildCommand(
             action: .buildForTesting, container: .workspace("App.xcworkspace"), scheme: "App", destination: destination,

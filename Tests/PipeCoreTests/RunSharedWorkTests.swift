@@ -24,6 +24,24 @@ final class RunSharedWorkTests: XCTestCase {
         XCTAssertTrue(shared.isDone("build"))
     }
 
+    func testForgetWhereDropsOnlyAStaleValue() throws {
+        struct Lost: Error {}
+        let shared = RunSharedWork()
+        let isStale = { (result: Result<Bool, Error>) in (try? result.get()) != true }
+        XCTAssertFalse(shared.forget("build", where: isStale), "nothing to forget before the first computation")
+        XCTAssertTrue(try shared.once("build") { true })
+        XCTAssertFalse(shared.forget("build", where: isStale), "a good build is kept for the retry")
+        XCTAssertTrue(shared.isDone("build"))
+
+        XCTAssertThrowsError(try shared.once("other") { () -> Bool in throw Lost() })
+        XCTAssertTrue(shared.forget("other", where: isStale), "a failed computation is dropped")
+        XCTAssertFalse(shared.isDone("other"))
+        XCTAssertTrue(try shared.once("other") { true }, "the next caller computes it again")
+
+        _ = try shared.once("failed") { false }
+        XCTAssertTrue(shared.forget("failed", where: isStale))
+    }
+
     func testAFailureIsSharedUntilForgotten() throws {
         struct BuildFailed: Error, Equatable {}
         let shared = RunSharedWork()

@@ -78,7 +78,8 @@ extension RunEngine {
                 projectDirectory: state.projectDirectory, runStartTime: state.started,
                 events: state.journal, cancellation: cancellation,
                 secrets: context.request.secrets.subset(spec.secrets), redactor: state.journal.redactor,
-                sharedWork: context.sharedWork)
+                sharedWork: context.sharedWork, runLayers: context.request.runLayers,
+                runArtifacts: state.runFolder)
             var result: LayerResult
             var connectionLost = false
             do {

@@ -50,6 +50,13 @@ public struct RunRequest: Sendable {
         self.secrets = secrets
         self.runID = runID
     }
+
+    /// The layers this run runs: the pipeline's, less those `--only` leaves out and those carried over.
+    public var runLayers: [LayerSpec] {
+        pipeline.layers.filter { layer in
+            carriedOver[layer.name] == nil && (onlyLayers.map { $0.contains(layer.name) } ?? true)
+        }
+    }
 }
 
 /// A layer outcome taken over from an earlier run by `pipe rerun`.

@@ -76,6 +76,12 @@ public struct LayerContext {
     public var redactor: SecretRedactor
     /// Work done once per run and shared by its layers (one build for the layers that test the same scheme).
     public var sharedWork: RunSharedWork
+    /// The layers this run runs (the pipeline's, less those `--only` leaves out and those carried over from an
+    /// earlier run), so a plugin can share work with its siblings; empty when unknown (the layer runs alone).
+    public var runLayers: [LayerSpec]
+    /// `artifacts/<run id>/` on the coordinator, for what belongs to the run rather than to one layer (a shared
+    /// build's log); `nil` when unknown (then a plugin keeps such files in `localArtifacts`).
+    public var runArtifacts: URL?
 
     /// `url` relative to the project folder, the way artifact paths are recorded and shown.
     public func projectRelativePath(_ url: URL) -> String { relativePath(url, to: projectDirectory) }
@@ -85,7 +91,7 @@ public struct LayerContext {
         simulator: Simulator?, remoteRunFolder: String, remoteWorkspace: String, localArtifacts: URL,
         projectDirectory: URL, runStartTime: Date, events: EventSink, cancellation: CancellationToken,
         secrets: SecretValues = SecretValues(), redactor: SecretRedactor = SecretRedactor(SecretValues()),
-        sharedWork: RunSharedWork = RunSharedWork()
+        sharedWork: RunSharedWork = RunSharedWork(), runLayers: [LayerSpec] = [], runArtifacts: URL? = nil
     ) {
         self.runID = runID
         self.pipelineName = pipelineName
@@ -104,6 +110,8 @@ public struct LayerContext {
         self.secrets = secrets
         self.redactor = redactor
         self.sharedWork = sharedWork
+        self.runLayers = runLayers
+        self.runArtifacts = runArtifacts
     }
 }
 

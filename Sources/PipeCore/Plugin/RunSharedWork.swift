@@ -56,6 +56,25 @@ public final class RunSharedWork: @unchecked Sendable {
         return false
     }
 
+    /// Drops a finished value that `isStale` rejects (a failed build), checked and dropped under one lock: a
+    /// retry recomputes a failure, while a good value another layer computed meanwhile is kept. Returns whether
+    /// it dropped one.
+    @discardableResult
+    public func forget<Value>(_ key: String, where isStale: (Result<Value, Error>) -> Bool) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard case .done(let result) = entries[key] else { return false }
+        let typed = result.flatMap { value -> Result<Value, Error> in
+            guard let value = value as? Value else {
+                preconditionFailure("shared work '\(key)' was asked for as \(Value.self), but holds another type")
+            }
+            return .success(value)
+        }
+        guard isStale(typed) else { return false }
+        entries[key] = nil
+        return true
+    }
+
     /// Drops a finished value so the next `once(key)` computes it again; a running computation is left alone.
     public func forget(_ key: String) {
         condition.lock()

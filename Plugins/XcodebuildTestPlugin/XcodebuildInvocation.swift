@@ -1,0 +1,97 @@
+import Foundation
+import PipeApple
+import PipeBasics
+import PipeCore
+
+/// One xcodebuild run on the host, its output streamed into a log on the coordinator (redacted as it is written
+/// and shown) and parsed as it arrives: the layer's own `test` / `test-without-building`, or a shared
+/// `build-for-testing`.
+struct XcodebuildInvocation {
+    var exit: RemoteExit
+    var facts: XcodebuildLogFacts
+    var tests: [TestCaseResult]
+    var processGroup: RemoteProcessGroup?
+
+    /// Runs `command` in the uploaded workspace; the secrets of the layer reach the test process as
+    /// `TEST_RUNNER_<NAME>` over stdin.
+    ///
+    /// - Parameters:
+    ///   - layerName: the layer whose events carry the output.
+    ///   - log: the file the output goes to (created; an existing one is replaced).
+    static func run(
+        _ command: XcodebuildCommand, layerName: String, log logURL: URL, timeoutSeconds: Double?,
+        context: LayerContext
+    ) throws -> XcodebuildInvocation {
+        // xcodebuild hands `TEST_RUNNER_<NAME>` to the test process as `<NAME>`; the values travel on stdin.
+        let delivery = SecretDelivery.wrap(
+            "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(command.shellLine) 2>&1",
+            secrets: context.secrets, exportName: { "TEST_RUNNER_\($0)" })
+        context.events.emit(.remoteCommand(layer: layerName, command: command.shellLine))
+        guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
+            throw ConfigurationError(
+                "could not create \(logURL.path) on the coordinator: check the disk and permissions")
+        }
+        let log = try FileHandle(forWritingTo: logURL)
+        defer { try? log.close() }
+        let parser = XcodebuildLogParser()
+        var tests = TestResultCollector()
+        var processGroup: RemoteProcessGroup?
+        let handleEvents = { (events: [XcodebuildLogEvent]) in
+            for event in events {
+                if let finished = tests.record(event) {
+                    context.events.emit(.testFinished(layer: layerName, result: finished))
+                }
+            }
+        }
+        let logRedactor = StreamRedactor(context.redactor)
+        let exit = try context.host.runStoppable(
+            delivery.command, stdin: delivery.stdin, timeoutSeconds: timeoutSeconds,
+            cancellation: context.cancellation,
+            onStarted: { group in
+                processGroup = group
+                context.events.emit(
+                    .remoteProcessStarted(layer: layerName, host: context.hostName, processGroup: group.id))
+            },
+            onStdout: { chunk in
+                // What is written or shown is redacted; the parser reads the raw bytes (its results are redacted
+                // by the engine before they are recorded).
+                let shown = logRedactor.feed(chunk)
+                log.write(shown)
+                if !shown.isEmpty {
+                    context.events.emit(
+                        .output(layer: layerName, stream: .stdout, text: String(decoding: shown, as: UTF8.self)))
+                }
+                handleEvents(parser.feed(chunk))
+            },
+            onStderr: { chunk in
+                let shown = context.redactor.redact(chunk)
+                log.write(shown)
+                context.events.emit(
+                    .output(layer: layerName, stream: .stderr, text: String(decoding: shown, as: UTF8.self)))
+            })
+        handleEvents(parser.finish())
+        let rest = logRedactor.flush()
+        log.write(rest)
+        if !rest.isEmpty {
+            context.events.emit(.output(layer: layerName, stream: .stdout, text: String(decoding: rest, as: UTF8.self)))
+        }
+        try? log.synchronize()
+        return XcodebuildInvocation(exit: exit, facts: parser.facts, tests: tests.results, processGroup: processGroup)
+    }
+
+    /// Creates a folder on the host (the run's artifacts folder, a derived-data folder).
+    static func makeRemoteFolder(_ path: String, context: LayerContext) throws {
+        let prepare = try context.host.capture("mkdir -p \(ShellQuote.quote(path))", timeoutSeconds: 60)
+        guard prepare.exit == .exited(0) else {
+            throw RemoteError(
+                .commandFailed, host: context.hostName,
+                "could not create \(path): \(prepare.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+    }
+
+    /// Writes `<exit>\n` to `url` and returns the artifact record.
+    static func writeExitCode(_ exit: RemoteExit, to url: URL, context: LayerContext) throws -> ArtifactRecord {
+        try Data((exit.artifactText + "\n").utf8).write(to: url)
+        return ArtifactRecord(kind: .exitCode, path: context.projectRelativePath(url))
+    }
+}
