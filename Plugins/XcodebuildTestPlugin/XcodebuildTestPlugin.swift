@@ -46,7 +46,17 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         if sharers.count > 1 {
             return try runWithSharedBuild(context, sharers: sharers, started: started)
         }
-        return try runTests(try makeCommand(context), context: context, timeoutSeconds: context.layer.timeoutSeconds)
+        // A derived-data folder of the layer's own: layers of one run may build at the same time on one host, and
+        // two builds in one derived-data folder fail on Xcode's build database lock. The run's workspace path is new
+        // for every run, so Xcode's default folder would never be reused by a later run anyway.
+        let command = try makeCommand(context, derivedDataPath: Self.derivedDataPath(ofLayer: context))
+        return try runTests(command, context: context, timeoutSeconds: context.layer.timeoutSeconds)
+    }
+
+    /// `<run folder>/DerivedData/<layer>`: a layer's own build products (a shared build's folder names every layer
+    /// that shares it, joined with `+`, which no layer name contains).
+    static func derivedDataPath(ofLayer context: LayerContext) -> String {
+        context.remoteRunFolder + "/DerivedData/" + context.layer.name
     }
 
     /// Runs the layer's test command (`test`, or `test-without-building` on a shared build) and brings back its

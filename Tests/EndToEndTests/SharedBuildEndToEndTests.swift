@@ -116,7 +116,12 @@ final class SharedBuildEndToEndTests: EmulatedHostTestCase {
             try read(runFolder.appendingPathComponent("logic/xcodebuild.log")).contains("** TEST SUCCEEDED **"))
         XCTAssertFalse(
             FileManager.default.fileExists(atPath: runFolder.appendingPathComponent("build-for-testing").path))
-        XCTAssertNil(try facts("logic", in: try project.lastRecord())["sharedBuild"])
+        let logicFacts = try facts("logic", in: try project.lastRecord())
+        XCTAssertNil(logicFacts["sharedBuild"])
+        // Its own derived-data folder: layers running at once must not build in one folder.
+        let command = try XCTUnwrap(logicFacts["command"])
+        XCTAssertTrue(command.contains("-derivedDataPath "), command)
+        XCTAssertTrue(command.contains("/DerivedData/logic"), command)
     }
 
     func testARetryAfterALostConnectionDuringTheBuildBuildsAgain() throws {
