@@ -83,6 +83,25 @@ final class RunQueueTests: XCTestCase {
         XCTAssertEqual(try store.waitingRuns().map(\.runID), [id])
     }
 
+    func testClaimingSeveralTakesOnlyThoseStillQueuedAndNamesThem() throws {
+        let first = try enqueue(.manual, at: 0)
+        let taken = try enqueue(.manual, at: 1)
+        let cancelled = try enqueue(.manual, at: 2)
+        let third = try enqueue(.manual, at: 3)
+        let waiting = try enqueue(.manual, at: 4)
+        XCTAssertTrue(try store.claim(runID: taken, owner: other, at: start))
+        XCTAssertTrue(try store.cancelQueued(runID: cancelled, reason: "test", at: start))
+        let owner = RunOwner(hostname: "controller", pid: 77, processStart: "boot:2")
+        let claimed = try store.claim(runIDs: [first, taken, cancelled, third], owner: owner, at: start)
+        XCTAssertEqual(claimed, [first, third])
+        XCTAssertEqual(try store.queuedRun(first)?.claimedBy, owner)
+        XCTAssertEqual(try store.queuedRun(third)?.claimedBy, owner)
+        XCTAssertEqual(try store.queuedRun(taken)?.claimedBy, other, "another owner's claim is left alone")
+        XCTAssertEqual(try store.queuedRun(cancelled)?.state, .cancelled)
+        XCTAssertEqual(try store.waitingRuns().map(\.runID), [waiting])
+        XCTAssertEqual(try store.claim(runIDs: [], owner: owner, at: start), [])
+    }
+
     func testAnInterruptedRunIsRequeuedOnceAheadOfLaterRequests() throws {
         let first = try enqueue(.schedule, at: 0, key: "schedule:nightly:1")
         let later = try enqueue(.schedule, at: 10)

@@ -22,6 +22,9 @@ public final class Controller: @unchecked Sendable {
     private let clock: () -> Date
     /// How often the loop looks at schedules and the queue.
     public var tickSeconds: Double = 0.25
+    /// How often a scheduling pass also removes the leases of dead processes and ended runs (a write transaction):
+    /// this controller's runs give theirs back themselves, so only other processes' leftovers wait that long.
+    public var leaseRecoverySeconds: Double = 5
     /// Reads the config file again (SIGHUP); throws its problems.
     public var reloadConfig: (() throws -> ControllerConfig)?
 
@@ -42,6 +45,8 @@ public final class Controller: @unchecked Sendable {
     private var hostsProblem: String?
     /// The time the scheduling decisions take (only the loop's thread touches it).
     private var dispatchStats = DispatchStats()
+    /// When leases were last recovered (only the loop's thread touches it).
+    private var leasesRecoveredAt: Date?
 
     private struct ActiveRun {
         var pipeline: String
@@ -214,9 +219,11 @@ public final class Controller: @unchecked Sendable {
             } else {
                 fireSchedules(now)
                 let began = DispatchTime.now().uptimeNanoseconds
+                let beganCPU = DispatchStats.threadCPUNanoseconds()
                 if let pass = dispatch(now),
                     dispatchStats.record(
-                        nanoseconds: DispatchTime.now().uptimeNanoseconds - began, started: pass.started,
+                        nanoseconds: DispatchTime.now().uptimeNanoseconds - began,
+                        cpuNanoseconds: DispatchStats.threadCPUNanoseconds() - beganCPU, started: pass.started,
                         launchNanoseconds: pass.launchNanoseconds)
                 {
                     log.notice(dispatchStats.notice)
@@ -398,7 +405,7 @@ public final class Controller: @unchecked Sendable {
         }
         let free: [String: Int]
         do {
-            free = try freeSlots(capacity: capacity, runs: runs)
+            free = try freeSlots(capacity: capacity, runs: runs, now: now)
         } catch {
             log.notice(ControllerNotice("problem", "could not read the host leases: \(error)", isProblem: true))
             return (0, 0)
@@ -413,20 +420,18 @@ public final class Controller: @unchecked Sendable {
             running: Dictionary(grouping: runs.values, by: \.pipeline).mapValues(\.count), freeSlots: free,
             hostsOfPipeline: hostsOfPipeline)
         reportHolds(plan.holds, waiting: candidates)
-        var started = 0
         let launching = DispatchTime.now().uptimeNanoseconds
-        for start in plan.starts {
-            guard let item = candidates.first(where: { $0.runID == start.runID }) else { continue }
-            launch(item, host: start.host)
-            started += 1
-        }
+        let started = launch(plan.starts, among: candidates)
         return (started, DispatchTime.now().uptimeNanoseconds - launching)
     }
 
     /// Free slots per host: capacity, minus the slots leased in the store (by any process), minus this controller's
     /// runs that have not leased their slot yet; hosts out of rotation have none.
-    private func freeSlots(capacity: [String: Int], runs: [String: ActiveRun]) throws -> [String: Int] {
-        _ = try store.recoverLeases(isOwnerAlive: { $0.liveness() })
+    private func freeSlots(capacity: [String: Int], runs: [String: ActiveRun], now: Date) throws -> [String: Int] {
+        if leasesRecoveredAt.map({ now.timeIntervalSince($0) >= leaseRecoverySeconds || now < $0 }) ?? true {
+            _ = try store.recoverLeases(isOwnerAlive: { $0.liveness() })
+            leasesRecoveredAt = now
+        }
         let leases = try store.activeLeases(host: nil).filter { $0.kind == .hostSlot }
         let health = try store.hostHealth(Array(capacity.keys))
         var free: [String: Int] = [:]
@@ -485,19 +490,34 @@ public final class Controller: @unchecked Sendable {
                 runID: first.runID))
     }
 
-    private func launch(_ item: QueuedRun, host: String) {
+    /// Claims the runs the plan starts, in one transaction, and starts each one claimed; returns how many started.
+    private func launch(_ starts: [DispatchPlanner.Start], among candidates: [QueuedRun]) -> Int {
+        guard !starts.isEmpty else { return 0 }
+        let byID = Dictionary(candidates.map { ($0.runID, $0) }, uniquingKeysWith: { first, _ in first })
+        let taken: Set<String>
         do {
-            guard try store.claim(runID: item.runID, owner: owner, at: clock()) else { return }
+            taken = try store.claim(runIDs: starts.map(\.runID), owner: owner, at: clock())
         } catch {
-            log.notice(ControllerNotice("problem", "could not take run \(item.runID): \(error)", isProblem: true))
-            return
+            let ids = starts.map(\.runID).joined(separator: ", ")
+            log.notice(ControllerNotice("problem", "could not take runs \(ids): \(error)", isProblem: true))
+            return 0
         }
+        var started = 0
+        for start in starts where taken.contains(start.runID) {
+            guard let item = byID[start.runID] else { continue }
+            if launch(item, host: start.host) { started += 1 }
+        }
+        return started
+    }
+
+    /// Starts a claimed run on a thread of its own; false when it cannot run (it is failed, with the reason).
+    private func launch(_ item: QueuedRun, host: String) -> Bool {
         let request: RunRequest
         do {
             request = try executor.prepare(item)
         } catch {
             fail(item, problem: "\(error)")
-            return
+            return false
         }
         let token = CancellationToken()
         lock.lock()
@@ -518,6 +538,7 @@ public final class Controller: @unchecked Sendable {
         // The engine runs on this thread as `pipe run` does on its main thread: give it a main thread's stack.
         thread.stackSize = 8 << 20
         thread.start()
+        return true
     }
 
     private func finished(_ item: QueuedRun, _ result: ExecutedRun) {
