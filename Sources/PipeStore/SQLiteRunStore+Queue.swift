@@ -70,6 +70,15 @@ extension SQLiteRunStore: RunQueue {
         }
     }
 
+    public func waitingPipelines(limit: Int) throws -> [(runID: String, pipeline: String)] {
+        try read { db in
+            try db.query(
+                "SELECT run_id, pipeline FROM run_queue WHERE state = 'queued' ORDER BY priority, enqueued_at, seq LIMIT ?",
+                [max(0, limit)]
+            ) { (runID: $0.text(0) ?? "", pipeline: $0.text(1) ?? "") }
+        }
+    }
+
     public func queuedRun(_ runID: String) throws -> QueuedRun? {
         try read { db in try queueItem(db, runID) }
     }

@@ -46,6 +46,20 @@ final class RunQueueTests: XCTestCase {
         XCTAssertEqual(item.enqueuedAt, start.addingTimeInterval(3))
     }
 
+    func testTheWaitingPipelinesAreTheWaitingRunsInTheirOrder() throws {
+        let scheduled = try enqueue(.schedule, at: 0)
+        let manual = try enqueue(.manual, at: 1)
+        let other = try XCTUnwrap(
+            try store.enqueue(request(.chat, pipeline: "nightly"), at: start.addingTimeInterval(2)).queued?.runID)
+        let taken = try enqueue(.manual, at: 3)
+        XCTAssertTrue(try store.claim(runID: taken, owner: self.other, at: start))
+        let heads = try store.waitingPipelines(limit: 10)
+        XCTAssertEqual(heads.map(\.runID), try store.waitingRuns().map(\.runID))
+        XCTAssertEqual(heads.map(\.runID), [manual, other, scheduled])
+        XCTAssertEqual(heads.map(\.pipeline), ["app-intents", "nightly", "app-intents"])
+        XCTAssertEqual(try store.waitingPipelines(limit: 2).map(\.runID), [manual, other])
+    }
+
     func testATriggerKeyQueuesOnceEver() throws {
         let first = try enqueue(.watch, at: 0, key: "watch:app-intents:abc")
         XCTAssertEqual(

@@ -24,6 +24,10 @@ public protocol RunQueue: AnyObject {
     /// One item by run id.
     func queuedRun(_ runID: String) throws -> QueuedRun?
 
+    /// The run id and pipeline of up to `limit` waiting items, in the order they will be taken: what a scheduling
+    /// pass plans with, without reading (and decoding) every item whole.
+    func waitingPipelines(limit: Int) throws -> [(runID: String, pipeline: String)]
+
     /// Takes a `queued` item for `owner`; `false` when it is no longer queued (cancelled, taken).
     func claim(runID: String, owner: RunOwner, at date: Date) throws -> Bool
 
@@ -93,6 +97,11 @@ extension RunQueue {
         var taken: Set<String> = []
         for runID in runIDs where try claim(runID: runID, owner: owner, at: date) { taken.insert(runID) }
         return taken
+    }
+
+    /// From the whole items; a store that can do better reads only the two columns.
+    public func waitingPipelines(limit: Int) throws -> [(runID: String, pipeline: String)] {
+        try waitingRuns(limit: limit).map { ($0.runID, $0.request.pipeline) }
     }
 
     /// Items waiting to run, in the order they will be taken.

@@ -372,10 +372,13 @@ public final class Controller: @unchecked Sendable {
 
     /// One scheduling decision; returns how many runs it started and the time their launches took, or nil when the
     /// queue was empty (no decision) or could not be read.
+    ///
+    /// The pass plans with the run id and pipeline of up to 500 waiting items; it reads whole items only for the
+    /// first of each pipeline (its parameters choose among the hosts) and for those it starts.
     private func dispatch(_ now: Date) -> (started: Int, launchNanoseconds: UInt64)? {
-        let waiting: [QueuedRun]
+        let waiting: [(runID: String, pipeline: String)]
         do {
-            waiting = try store.waitingRuns(limit: 500)
+            waiting = try store.waitingPipelines(limit: 500)
         } catch {
             log.notice(ControllerNotice("problem", "could not read the queue: \(error)", isProblem: true))
             return nil
@@ -388,11 +391,18 @@ public final class Controller: @unchecked Sendable {
 
         var hostsOfPipeline: [String: [String]] = [:]
         var capacity: [String: Int] = [:]
-        var firstOfPipeline: [String: QueuedRun] = [:]
-        for item in waiting where firstOfPipeline[item.request.pipeline] == nil {
-            firstOfPipeline[item.request.pipeline] = item
-        }
-        for (name, first) in firstOfPipeline {
+        var firstOfPipeline: [String: String] = [:]
+        for item in waiting where firstOfPipeline[item.pipeline] == nil { firstOfPipeline[item.pipeline] = item.runID }
+        for (name, firstID) in firstOfPipeline {
+            let first: QueuedRun?
+            do {
+                first = try store.queuedRun(firstID)
+            } catch {
+                log.notice(ControllerNotice("problem", "could not read the queue: \(error)", isProblem: true))
+                return nil
+            }
+            // Taken or cancelled since: the pipeline waits for the next pass.
+            guard let first, first.state == .queued else { continue }
             do {
                 let hosts = try executor.hosts(for: first)
                 hostsOfPipeline[name] = hosts.map(\.name)
@@ -403,8 +413,9 @@ public final class Controller: @unchecked Sendable {
                 return (0, 0)
             } catch {
                 // The pipeline cannot run at all: its queued runs fail now, with the reason, rather than wait.
-                for item in waiting where item.request.pipeline == name { fail(item, problem: "\(error)") }
-                hostsOfPipeline[name] = nil
+                for head in waiting where head.pipeline == name {
+                    if let item = try? store.queuedRun(head.runID) { fail(item, problem: "\(error)") }
+                }
             }
         }
         let free: [String: Int]
@@ -418,14 +429,14 @@ public final class Controller: @unchecked Sendable {
         hostsProblem = nil
         lock.unlock()
         let planner = DispatchPlanner(limits: limits)
-        let candidates = waiting.filter { hostsOfPipeline[$0.request.pipeline] != nil }
+        let candidates = waiting.filter { hostsOfPipeline[$0.pipeline] != nil }
         let plan = planner.plan(
-            waiting: candidates.map { .init(runID: $0.runID, pipeline: $0.request.pipeline) },
+            waiting: candidates.map { .init(runID: $0.runID, pipeline: $0.pipeline) },
             running: Dictionary(grouping: runs.values, by: \.pipeline).mapValues(\.count), freeSlots: free,
             hostsOfPipeline: hostsOfPipeline)
-        reportHolds(plan.holds, waiting: candidates)
+        reportHolds(plan.holds, waiting: candidates.map(\.runID))
         let launching = DispatchTime.now().uptimeNanoseconds
-        let started = launch(plan.starts, among: candidates)
+        let started = launch(plan.starts)
         return (started, DispatchTime.now().uptimeNanoseconds - launching)
     }
 
@@ -463,10 +474,10 @@ public final class Controller: @unchecked Sendable {
                 isProblem: true))
     }
 
-    private func reportHolds(_ holds: [String: DispatchPlanner.Hold], waiting: [QueuedRun]) {
+    private func reportHolds(_ holds: [String: DispatchPlanner.Hold], waiting: [String]) {
         // One line when the queue starts waiting, and again when the reason changes; not one per tick.
-        let first = waiting.first { holds[$0.runID] != nil }
-        guard let first, let hold = holds[first.runID] else {
+        let first = waiting.first { holds[$0] != nil }
+        guard let first, let hold = holds[first] else {
             lock.lock()
             holding = false
             reportedHolds = [:]
@@ -474,8 +485,8 @@ public final class Controller: @unchecked Sendable {
             return
         }
         lock.lock()
-        let changed = reportedHolds[first.runID] != hold || !holding
-        reportedHolds = [first.runID: hold]
+        let changed = reportedHolds[first] != hold || !holding
+        reportedHolds = [first: hold]
         holding = true
         lock.unlock()
         guard changed else { return }
@@ -490,14 +501,13 @@ public final class Controller: @unchecked Sendable {
         log.notice(
             ControllerNotice(
                 "waiting",
-                "\(count) queued run\(count == 1 ? "" : "s") wait\(count == 1 ? "s" : ""), first \(first.runID): \(why)",
-                runID: first.runID))
+                "\(count) queued run\(count == 1 ? "" : "s") wait\(count == 1 ? "s" : ""), first \(first): \(why)",
+                runID: first))
     }
 
     /// Claims the runs the plan starts, in one transaction, and starts each one claimed; returns how many started.
-    private func launch(_ starts: [DispatchPlanner.Start], among candidates: [QueuedRun]) -> Int {
+    private func launch(_ starts: [DispatchPlanner.Start]) -> Int {
         guard !starts.isEmpty else { return 0 }
-        let byID = Dictionary(candidates.map { ($0.runID, $0) }, uniquingKeysWith: { first, _ in first })
         let taken: Set<String>
         do {
             taken = try store.claim(runIDs: starts.map(\.runID), owner: owner, at: clock())
@@ -508,7 +518,16 @@ public final class Controller: @unchecked Sendable {
         }
         var started = 0
         for start in starts where taken.contains(start.runID) {
-            guard let item = byID[start.runID] else { continue }
+            let item: QueuedRun?
+            do {
+                item = try store.queuedRun(start.runID)
+            } catch {
+                // Claimed but unread: back in the queue for the next pass.
+                log.notice(ControllerNotice("problem", "could not read run \(start.runID): \(error)", isProblem: true))
+                try? store.releaseClaim(runID: start.runID)
+                continue
+            }
+            guard let item else { continue }
             if launch(item, host: start.host) { started += 1 }
         }
         return started
