@@ -75,7 +75,7 @@ public final class GitMirror {
         let head: RemoteHead
         if let existing = try openExisting() {
             (cloned, handle) = (false, existing)
-            head = try Self.fetch(into: existing, cancellation: cancellation)
+            head = try Self.fetch(into: existing, url: location.remoteURL, cancellation: cancellation)
         } else {
             cloned = true
             (handle, head) = try cloneIntoPlace(cancellation: cancellation)
@@ -123,7 +123,7 @@ public final class GitMirror {
                     "configure the mirror's remote")
             }
             // After a local clone this only records where the remote's HEAD is (nothing is left to transfer).
-            head = try Self.fetch(into: handle, cancellation: cancellation)
+            head = try Self.fetch(into: handle, url: location.remoteURL, cancellation: cancellation)
         }
         do {
             try FileManager.default.moveItem(at: partial, to: path)
@@ -185,20 +185,47 @@ public final class GitMirror {
         var defaultBranch: String?
     }
 
-    /// Fetches every configured refspec with pruning, then points the mirror's `HEAD` where the remote's is.
-    static func fetch(into handle: GitRepositoryHandle, cancellation: CancellationToken?) throws -> RemoteHead {
+    /// Fetches every mirror refspec from `url` with pruning, then points the mirror's `HEAD` where the remote's is.
+    ///
+    /// The remote is made in memory from the mirror's URL and refspecs (the same as its `origin` remote), not looked
+    /// up in its config: libgit2 1.5's lookup applies `url.*.insteadOf` rules through a config glob whose regex
+    /// match leaks its PCRE2 match data (≈ 20 KB each with PCRE2 10.42) for every config entry that does not match
+    /// — ≈ 270 KB per fetch, kept for good by a controller that runs thousands of runs (libgit2/libgit2#6382, fixed
+    /// in 1.6). The mirror's config, written by Pipe, has no such rule, and no global config is read.
+    static func fetch(into handle: GitRepositoryHandle, url: String, cancellation: CancellationToken?) throws
+        -> RemoteHead
+    {
         if let reason = cancellation?.cancellationReason {
             throw GitError.cancelled(repository: handle.repository, reason: reason)
         }
+        var createOptions = git_remote_create_options()
+        try handle.check(
+            git_remote_create_options_init(&createOptions, UInt32(GIT_REMOTE_CREATE_OPTIONS_VERSION)),
+            "prepare the mirror's remote")
+        createOptions.repository = handle.pointer
+        createOptions.flags =
+            GIT_REMOTE_CREATE_SKIP_INSTEADOF.rawValue | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC.rawValue
         var remote: OpaquePointer?
-        try handle.check(git_remote_lookup(&remote, handle.pointer, "origin"), "find the mirror's remote")
+        try handle.check(git_remote_create_with_opts(&remote, url, &createOptions), "set up the mirror's remote")
         defer { git_remote_free(remote) }
 
         let (code, abortReason) = withFetchOptions(cancellation: cancellation) { options, context in
-            (git_remote_fetch(remote, nil, &options, "pipe: fetch"), context.abortReason)
+            withRefspecs { refspecs in
+                (git_remote_fetch(remote, &refspecs, &options, "pipe: fetch"), context.abortReason)
+            }
         }
         try throwFetchFailure(code: code, abortReason: abortReason, operation: "fetch", repository: handle.repository)
         return try pointHead(of: handle, atHeadOf: remote)
+    }
+
+    /// `fetchRefspecs` as libgit2's string array, for the length of `body`.
+    private static func withRefspecs<T>(_ body: (inout git_strarray) -> T) -> T {
+        var strings: [UnsafeMutablePointer<CChar>?] = fetchRefspecs.map { strdup($0) }
+        defer { for string in strings { free(string) } }
+        return strings.withUnsafeMutableBufferPointer { buffer in
+            var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+            return body(&array)
+        }
     }
 
     /// Fetch options shared by clone and fetch: prune, no FETCH_HEAD, cancellation through the progress callbacks.

@@ -48,9 +48,11 @@ final class LocalTar {
             process.standardInput = FileHandle.nullDevice
             process.standardOutput = childEnd
         }
+        let errorHandle: FileHandle
         do {
             _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: errorFile)
+            errorHandle = try FileHandle(forWritingTo: errorFile)
+            process.standardError = errorHandle
             try process.run()
         } catch {
             _ = close(descriptor)
@@ -58,6 +60,9 @@ final class LocalTar {
             throw LocalTarFailure(message: "cannot start tar: \(error.localizedDescription)")
         }
         try? childEnd.close()  // the child holds its copy; ours would keep the stream from ending
+        // The child has its own copy too. Foundation's `Process` keeps its standard handles for as long as it lives,
+        // which on Linux is past the end of this object: left to it, each transfer leaked one descriptor.
+        try? errorHandle.close()
     }
 
     deinit {
@@ -109,7 +114,11 @@ final class LocalTar {
             process.terminate()
             process.waitUntilExit()
         }
-        let errors = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
+        // tar's stderr is nearly always empty, and Foundation (Swift 6.3 on Linux) keeps 4 KB for good on every
+        // `String(contentsOf:)` of an empty file: two transfers a run, thousands of runs in a controller.
+        var info = stat()
+        let hasErrors = stat(errorFile.path, &info) == 0 && info.st_size > 0
+        let errors = hasErrors ? (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" : ""
         let status =
             process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
         return (status, errors.trimmingCharacters(in: .whitespacesAndNewlines))

@@ -32,9 +32,10 @@ extension SQLiteRunStore {
 
     public func hostHealth(_ hosts: [String]?) throws -> [HostHealth] {
         try read { db in
-            let names =
-                try hosts
-                ?? db.query("SELECT DISTINCT host FROM host_health ORDER BY host") { $0.text(0) ?? "" }
+            // One look at which hosts were ever checked, then three queries for each of those only: the controller
+            // asks for all its hosts on every scheduling pass, and most have no record.
+            let checked = try db.query("SELECT DISTINCT host FROM host_health ORDER BY host") { $0.text(0) ?? "" }
+            let names = hosts.map { asked in asked.filter(Set(checked).contains) } ?? checked
             return try names.compactMap { host in try health(db, host: host) }
         }
     }

@@ -114,9 +114,10 @@ extension SQLiteRunStore: HostLeaseStore {
     /// Deletes the leases judged dead (ids never come back: AUTOINCREMENT) and those whose run has ended, and
     /// returns them.
     private func removeStaleLeases(_ db: SQLiteDatabase, host: String?, deadIDs: Set<Int64>) throws -> [HostLease] {
+        // One primary-key look-up per lease, not a scan of every run ever recorded.
         let ended =
-            "run_id IN (SELECT id FROM runs WHERE status NOT IN ('\(RunStatus.queued.rawValue)', "
-            + "'\(RunStatus.running.rawValue)'))"
+            "EXISTS (SELECT 1 FROM runs WHERE runs.id = host_leases.run_id AND runs.status NOT IN "
+            + "('\(RunStatus.queued.rawValue)', '\(RunStatus.running.rawValue)'))"
         let candidates =
             try host.map { try leases(db, where: "host = ? AND \(ended)", [$0]) }
             ?? leases(db, where: ended, [])

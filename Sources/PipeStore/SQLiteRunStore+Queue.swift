@@ -70,6 +70,15 @@ extension SQLiteRunStore: RunQueue {
         }
     }
 
+    public func waitingPipelines(limit: Int) throws -> [(runID: String, pipeline: String)] {
+        try read { db in
+            try db.query(
+                "SELECT run_id, pipeline FROM run_queue WHERE state = 'queued' ORDER BY priority, enqueued_at, seq LIMIT ?",
+                [max(0, limit)]
+            ) { (runID: $0.text(0) ?? "", pipeline: $0.text(1) ?? "") }
+        }
+    }
+
     public func queuedRun(_ runID: String) throws -> QueuedRun? {
         try read { db in try queueItem(db, runID) }
     }
@@ -81,14 +90,25 @@ extension SQLiteRunStore: RunQueue {
     }
 
     public func claim(runID: String, owner: RunOwner, at date: Date) throws -> Bool {
-        try write { db in
-            try db.execute(
-                """
-                UPDATE run_queue SET state = 'claimed', claimed_at = ?, claimed_host = ?, claimed_pid = ?,
-                    claimed_start = ?
-                WHERE run_id = ? AND state = 'queued'
-                """, [StoreTimestamp.format(date), owner.hostname, owner.pid, owner.processStart, runID]) == 1
+        try write { db in try claimOne(db, runID: runID, owner: owner, at: date) }
+    }
+
+    public func claim(runIDs: [String], owner: RunOwner, at date: Date) throws -> Set<String> {
+        guard !runIDs.isEmpty else { return [] }
+        return try write { db in
+            var taken: Set<String> = []
+            for runID in runIDs where try claimOne(db, runID: runID, owner: owner, at: date) { taken.insert(runID) }
+            return taken
         }
+    }
+
+    private func claimOne(_ db: SQLiteDatabase, runID: String, owner: RunOwner, at date: Date) throws -> Bool {
+        try db.execute(
+            """
+            UPDATE run_queue SET state = 'claimed', claimed_at = ?, claimed_host = ?, claimed_pid = ?,
+                claimed_start = ?
+            WHERE run_id = ? AND state = 'queued'
+            """, [StoreTimestamp.format(date), owner.hostname, owner.pid, owner.processStart, runID]) == 1
     }
 
     public func releaseClaim(runID: String) throws {
@@ -161,6 +181,12 @@ extension SQLiteRunStore: RunQueue {
         }
     }
 
+    /// Most requests have no parameters: the controller reads hundreds of items per pass, so `{}` skips the decoder.
+    private func parameters(_ text: String?, runID: String) throws -> [String: String] {
+        if text == "{}" { return [:] }
+        return try json([String: String].self, text, "the parameters of queued run \(runID)")
+    }
+
     private func queuedRun(from row: SQLiteRow) throws -> QueuedRun {
         let runID = row.text(0) ?? ""
         let source = try decode(QueueSource.self, row.text(4), "the source of queued run \(runID)")
@@ -171,7 +197,7 @@ extension SQLiteRunStore: RunQueue {
             runID: runID,
             request: QueueRequest(
                 pipeline: row.text(1) ?? "", ref: row.text(2),
-                parameters: try json([String: String].self, row.text(3), "the parameters of queued run \(runID)"),
+                parameters: try parameters(row.text(3), runID: runID),
                 source: source, requestedBy: row.text(6) ?? "", reason: row.text(7), triggerKey: row.text(8)),
             priority: row.int(5) ?? source.priority,
             state: try decode(QueuedRun.State.self, row.text(9), "the state of queued run \(runID)"),

@@ -113,6 +113,32 @@ final class ControllerQueueTests: ControllerTestCase {
         XCTAssertEqual(stop(controller).exitCode, 0)
     }
 
+    func testAPipelineFileChangedWhileTheControllerRunsIsReadForTheNextRun() throws {
+        // The controller keeps parsed pipelines between scheduling passes; an edit must still reach the next run.
+        let project = try controllerProject()
+        try writeConfig("limits: {runs: 1}\n", in: project)
+        let controller = try startController(in: project)
+        let first = try enqueue(project)
+        try waitUntil("the first run has ended", timeout: 60) { isEnded(run(first, in: try runs(project))) }
+        let layers = { (id: String) in
+            ((try? self.runs(project)).flatMap { self.run(id, in: $0) }?["layers"] as? [[String: Any]])?.map {
+                $0["name"] as? String
+            }
+        }
+        XCTAssertEqual(layers(first), ["logic"])
+
+        // Renamed in place (the same inode), as an editor that rewrites the file does.
+        let file = project.url.appendingPathComponent("pipelines/app-intents.yml")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        try text.replacingOccurrences(of: "  logic:", with: "  unit:").write(
+            to: file, atomically: false, encoding: .utf8)
+        let second = try enqueue(project)
+        try waitUntil("the second run has ended", timeout: 60) { isEnded(run(second, in: try runs(project))) }
+        XCTAssertEqual(layers(second), ["unit"], output(of: controller))
+        XCTAssertEqual(run(second, in: try runs(project))?["status"] as? String, "finished")
+        XCTAssertEqual(stop(controller).exitCode, 0)
+    }
+
     func testJSONLinesNameTheRunOfEveryEvent() throws {
         let project = try controllerProject()
         try writeConfig("limits: {runs: 1}\n", in: project)

@@ -26,6 +26,28 @@ final class GitMirrorTests: XCTestCase {
         XCTAssertEqual(try mirror.resolve(ref: "main").sha, second)
     }
 
+    func testAFetchBringsNewBranchesAndTagsAndPrunesDeletedOnes() throws {
+        // Fetches use an in-memory remote with the mirror's refspecs (not the config's `origin`, whose lookup leaks
+        // in libgit2 1.5): it must still fetch every kind of ref and prune.
+        let fixture = try GitFixture()
+        let first = try fixture.commit("first")
+        try fixture.git("branch", "doomed")
+        let mirror = try GitMirror(repository: fixture.repository.path, mirrorsFolder: fixture.mirrors)
+        _ = try mirror.update()
+        XCTAssertEqual(try mirror.resolve(ref: "doomed").sha, first)
+
+        let second = try fixture.commit("second")
+        try fixture.git("branch", "-D", "doomed")
+        try fixture.git("branch", "feature/new")
+        try fixture.git("tag", "v1.0")
+        let warm = try mirror.update()
+        XCTAssertFalse(warm.cloned)
+        XCTAssertEqual(warm.remoteHeadSHA, second)
+        XCTAssertEqual(try mirror.resolve(ref: "feature/new").sha, second)
+        XCTAssertEqual(try mirror.resolve(ref: "v1.0").sha, second)
+        XCTAssertThrowsError(try mirror.resolve(ref: "doomed"), "a branch deleted in the repository is pruned")
+    }
+
     func testSameRepositoryGetsTheSameMirrorAndOthersTheirOwn() throws {
         let fixture = try GitFixture()
         try fixture.commit("first")

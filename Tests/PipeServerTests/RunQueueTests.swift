@@ -46,6 +46,20 @@ final class RunQueueTests: XCTestCase {
         XCTAssertEqual(item.enqueuedAt, start.addingTimeInterval(3))
     }
 
+    func testTheWaitingPipelinesAreTheWaitingRunsInTheirOrder() throws {
+        let scheduled = try enqueue(.schedule, at: 0)
+        let manual = try enqueue(.manual, at: 1)
+        let other = try XCTUnwrap(
+            try store.enqueue(request(.chat, pipeline: "nightly"), at: start.addingTimeInterval(2)).queued?.runID)
+        let taken = try enqueue(.manual, at: 3)
+        XCTAssertTrue(try store.claim(runID: taken, owner: self.other, at: start))
+        let heads = try store.waitingPipelines(limit: 10)
+        XCTAssertEqual(heads.map(\.runID), try store.waitingRuns().map(\.runID))
+        XCTAssertEqual(heads.map(\.runID), [manual, other, scheduled])
+        XCTAssertEqual(heads.map(\.pipeline), ["app-intents", "nightly", "app-intents"])
+        XCTAssertEqual(try store.waitingPipelines(limit: 2).map(\.runID), [manual, other])
+    }
+
     func testATriggerKeyQueuesOnceEver() throws {
         let first = try enqueue(.watch, at: 0, key: "watch:app-intents:abc")
         XCTAssertEqual(
@@ -81,6 +95,25 @@ final class RunQueueTests: XCTestCase {
         // Given back, it is waiting again in its place.
         try store.releaseClaim(runID: id)
         XCTAssertEqual(try store.waitingRuns().map(\.runID), [id])
+    }
+
+    func testClaimingSeveralTakesOnlyThoseStillQueuedAndNamesThem() throws {
+        let first = try enqueue(.manual, at: 0)
+        let taken = try enqueue(.manual, at: 1)
+        let cancelled = try enqueue(.manual, at: 2)
+        let third = try enqueue(.manual, at: 3)
+        let waiting = try enqueue(.manual, at: 4)
+        XCTAssertTrue(try store.claim(runID: taken, owner: other, at: start))
+        XCTAssertTrue(try store.cancelQueued(runID: cancelled, reason: "test", at: start))
+        let owner = RunOwner(hostname: "controller", pid: 77, processStart: "boot:2")
+        let claimed = try store.claim(runIDs: [first, taken, cancelled, third], owner: owner, at: start)
+        XCTAssertEqual(claimed, [first, third])
+        XCTAssertEqual(try store.queuedRun(first)?.claimedBy, owner)
+        XCTAssertEqual(try store.queuedRun(third)?.claimedBy, owner)
+        XCTAssertEqual(try store.queuedRun(taken)?.claimedBy, other, "another owner's claim is left alone")
+        XCTAssertEqual(try store.queuedRun(cancelled)?.state, .cancelled)
+        XCTAssertEqual(try store.waitingRuns().map(\.runID), [waiting])
+        XCTAssertEqual(try store.claim(runIDs: [], owner: owner, at: start), [])
     }
 
     func testAnInterruptedRunIsRequeuedOnceAheadOfLaterRequests() throws {

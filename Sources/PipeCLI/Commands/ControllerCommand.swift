@@ -70,12 +70,18 @@ enum ControllerCommand {
         let store = try SQLiteRunStore(location: storeURL)
         // Runs an earlier controller left running when it died: their records say interrupted before anything else.
         StoreAccess.settleInterruptedRuns(store, project: project, console: context.console)
+        // The runs write through a connection of their own: one connection serializes its callers, and the
+        // scheduling passes must not wait behind the events of fifty running runs (WAL lets both read at once).
+        let runStore = try SQLiteRunStore(location: storeURL)
         let output = ControllerOutput(json: context.arguments.flag("json"), write: context.console.out)
         let executor = ControllerRunExecutor(
-            project: project, environment: context.environment, hostsFile: hostsFile, store: store, output: output)
+            project: project, environment: context.environment, hostsFile: hostsFile, store: runStore, output: output)
         let controller = Controller(
             config: config, store: store, storePath: storeURL.path, executor: executor, log: output)
-        controller.reloadConfig = { try loader.load(configURL) }
+        controller.reloadConfig = {
+            executor.forgetParsedFiles()
+            return try loader.load(configURL)
+        }
         let signals = ControllerSignals(controller: controller)
         defer { withExtendedLifetime(signals) {} }
         do {

@@ -9,12 +9,20 @@ import PipeSpec
 /// project folder with the request's parameters and ref, its secrets read from this process's environment, the
 /// hosts file, and a `RunEngine` with the same adapters (libgit2 checkout, libssh2 hosts, the Apple tools'
 /// inspector), showing the run's events through the controller's output.
+///
+/// The pipelines and the hosts file are parsed once and kept until their file changes (`ParsedFileCache`): the
+/// controller asks for them on every scheduling pass and for every run it starts. `forgetParsedFiles()` (SIGHUP)
+/// reads them again, and with them the external plugins' settings.
 final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
     private let project: ProjectFolder
     private let environment: [String: String]
     private let hostsFile: URL
     private let store: RunStore
     private let output: ControllerOutput
+    /// Pipelines by file and parameters, before the request's ref is applied.
+    let pipelines = ParsedFileCache<Pipeline>()
+    /// The hosts file.
+    let hostsFiles = ParsedFileCache<[HostConfig]>()
 
     init(
         project: ProjectFolder, environment: [String: String], hostsFile: URL, store: RunStore,
@@ -78,10 +86,20 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
         }
     }
 
+    /// Forgets the parsed pipelines and hosts file, so that the next use reads them again.
+    func forgetParsedFiles() {
+        pipelines.removeAll()
+        hostsFiles.removeAll()
+    }
+
     /// A pipeline of the project folder by name, with parameters and ref, checked as `pipe run` checks it.
     func loadPipeline(_ name: String, parameters: [String: String], ref: String?) throws -> Pipeline {
         let file = try project.pipelineFile(for: name, currentDirectory: project.url)
-        var pipeline = try project.loadPipeline(file, parameters: parameters, environment: environment)
+        let key = ([file.path] + parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
+            .joined(separator: "\u{0}")
+        var pipeline = try pipelines.value(for: key, files: [file]) {
+            try project.loadPipeline(file, parameters: parameters, environment: environment)
+        }
         if let ref { pipeline.repository.ref = ref }
         return pipeline
     }
@@ -93,7 +111,9 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
                 "no hosts file at \(hostsFile.path): list your Mac hosts there (see docs/pipeline-format.md)")
         }
         do {
-            return try HostsFileLoader.load(path: hostsFile, environment: environment)
+            return try hostsFiles.value(for: hostsFile.path, files: [hostsFile]) {
+                try HostsFileLoader.load(path: hostsFile, environment: environment)
+            }
         } catch {
             throw HostsUnavailable("the hosts file \(hostsFile.path) is invalid:\n\(error)")
         }

@@ -24,8 +24,16 @@ public protocol RunQueue: AnyObject {
     /// One item by run id.
     func queuedRun(_ runID: String) throws -> QueuedRun?
 
+    /// The run id and pipeline of up to `limit` waiting items, in the order they will be taken: what a scheduling
+    /// pass plans with, without reading (and decoding) every item whole.
+    func waitingPipelines(limit: Int) throws -> [(runID: String, pipeline: String)]
+
     /// Takes a `queued` item for `owner`; `false` when it is no longer queued (cancelled, taken).
     func claim(runID: String, owner: RunOwner, at date: Date) throws -> Bool
+
+    /// Takes every `queued` item of `runIDs` for `owner` at once (the controller claims all it starts in a
+    /// scheduling pass together); returns the ids taken, leaving out those no longer queued.
+    func claim(runIDs: [String], owner: RunOwner, at date: Date) throws -> Set<String>
 
     /// Puts a claimed item whose run never started back in the queue, in its place.
     func releaseClaim(runID: String) throws
@@ -82,6 +90,18 @@ extension RunQueue {
         -> ControllerLockOutcome
     {
         try acquireControllerLock(owner: owner, configPath: configPath, at: Date(), isOwnerAlive: { $0.liveness() })
+    }
+
+    /// One claim after another; a store that can do better claims them in one transaction.
+    public func claim(runIDs: [String], owner: RunOwner, at date: Date) throws -> Set<String> {
+        var taken: Set<String> = []
+        for runID in runIDs where try claim(runID: runID, owner: owner, at: date) { taken.insert(runID) }
+        return taken
+    }
+
+    /// From the whole items; a store that can do better reads only the two columns.
+    public func waitingPipelines(limit: Int) throws -> [(runID: String, pipeline: String)] {
+        try waitingRuns(limit: limit).map { ($0.runID, $0.request.pipeline) }
     }
 
     /// Items waiting to run, in the order they will be taken.

@@ -22,6 +22,13 @@ public final class Controller: @unchecked Sendable {
     private let clock: () -> Date
     /// How often the loop looks at schedules and the queue.
     public var tickSeconds: Double = 0.25
+    /// How often a scheduling pass also removes the leases of dead processes and ended runs (a write transaction):
+    /// this controller's runs give theirs back themselves, so only other processes' leftovers wait that long.
+    public var leaseRecoverySeconds: Double = 5
+    /// How much lower than the loop's the run threads' scheduling priority is (`nice`, which Linux keeps per thread,
+    /// and which the processes a run starts inherit): on a busy coordinator the decisions come before the work of
+    /// the runs already started, so a queued run does not wait for a core behind fifty others. 0 keeps them equal.
+    public var runThreadNiceness: Int32 = 5
     /// Reads the config file again (SIGHUP); throws its problems.
     public var reloadConfig: (() throws -> ControllerConfig)?
 
@@ -42,6 +49,8 @@ public final class Controller: @unchecked Sendable {
     private var hostsProblem: String?
     /// The time the scheduling decisions take (only the loop's thread touches it).
     private var dispatchStats = DispatchStats()
+    /// When leases were last recovered (only the loop's thread touches it).
+    private var leasesRecoveredAt: Date?
 
     private struct ActiveRun {
         var pipeline: String
@@ -214,9 +223,11 @@ public final class Controller: @unchecked Sendable {
             } else {
                 fireSchedules(now)
                 let began = DispatchTime.now().uptimeNanoseconds
+                let beganCPU = DispatchStats.threadCPUNanoseconds()
                 if let pass = dispatch(now),
                     dispatchStats.record(
-                        nanoseconds: DispatchTime.now().uptimeNanoseconds - began, started: pass.started,
+                        nanoseconds: DispatchTime.now().uptimeNanoseconds - began,
+                        cpuNanoseconds: DispatchStats.threadCPUNanoseconds() - beganCPU, started: pass.started,
                         launchNanoseconds: pass.launchNanoseconds)
                 {
                     log.notice(dispatchStats.notice)
@@ -361,10 +372,13 @@ public final class Controller: @unchecked Sendable {
 
     /// One scheduling decision; returns how many runs it started and the time their launches took, or nil when the
     /// queue was empty (no decision) or could not be read.
+    ///
+    /// The pass plans with the run id and pipeline of up to 500 waiting items; it reads whole items only for the
+    /// first of each pipeline (its parameters choose among the hosts) and for those it starts.
     private func dispatch(_ now: Date) -> (started: Int, launchNanoseconds: UInt64)? {
-        let waiting: [QueuedRun]
+        let waiting: [(runID: String, pipeline: String)]
         do {
-            waiting = try store.waitingRuns(limit: 500)
+            waiting = try store.waitingPipelines(limit: 500)
         } catch {
             log.notice(ControllerNotice("problem", "could not read the queue: \(error)", isProblem: true))
             return nil
@@ -377,11 +391,18 @@ public final class Controller: @unchecked Sendable {
 
         var hostsOfPipeline: [String: [String]] = [:]
         var capacity: [String: Int] = [:]
-        var firstOfPipeline: [String: QueuedRun] = [:]
-        for item in waiting where firstOfPipeline[item.request.pipeline] == nil {
-            firstOfPipeline[item.request.pipeline] = item
-        }
-        for (name, first) in firstOfPipeline {
+        var firstOfPipeline: [String: String] = [:]
+        for item in waiting where firstOfPipeline[item.pipeline] == nil { firstOfPipeline[item.pipeline] = item.runID }
+        for (name, firstID) in firstOfPipeline {
+            let first: QueuedRun?
+            do {
+                first = try store.queuedRun(firstID)
+            } catch {
+                log.notice(ControllerNotice("problem", "could not read the queue: \(error)", isProblem: true))
+                return nil
+            }
+            // Taken or cancelled since: the pipeline waits for the next pass.
+            guard let first, first.state == .queued else { continue }
             do {
                 let hosts = try executor.hosts(for: first)
                 hostsOfPipeline[name] = hosts.map(\.name)
@@ -392,13 +413,14 @@ public final class Controller: @unchecked Sendable {
                 return (0, 0)
             } catch {
                 // The pipeline cannot run at all: its queued runs fail now, with the reason, rather than wait.
-                for item in waiting where item.request.pipeline == name { fail(item, problem: "\(error)") }
-                hostsOfPipeline[name] = nil
+                for head in waiting where head.pipeline == name {
+                    if let item = try? store.queuedRun(head.runID) { fail(item, problem: "\(error)") }
+                }
             }
         }
         let free: [String: Int]
         do {
-            free = try freeSlots(capacity: capacity, runs: runs)
+            free = try freeSlots(capacity: capacity, runs: runs, now: now)
         } catch {
             log.notice(ControllerNotice("problem", "could not read the host leases: \(error)", isProblem: true))
             return (0, 0)
@@ -407,26 +429,24 @@ public final class Controller: @unchecked Sendable {
         hostsProblem = nil
         lock.unlock()
         let planner = DispatchPlanner(limits: limits)
-        let candidates = waiting.filter { hostsOfPipeline[$0.request.pipeline] != nil }
+        let candidates = waiting.filter { hostsOfPipeline[$0.pipeline] != nil }
         let plan = planner.plan(
-            waiting: candidates.map { .init(runID: $0.runID, pipeline: $0.request.pipeline) },
+            waiting: candidates.map { .init(runID: $0.runID, pipeline: $0.pipeline) },
             running: Dictionary(grouping: runs.values, by: \.pipeline).mapValues(\.count), freeSlots: free,
             hostsOfPipeline: hostsOfPipeline)
-        reportHolds(plan.holds, waiting: candidates)
-        var started = 0
+        reportHolds(plan.holds, waiting: candidates.map(\.runID))
         let launching = DispatchTime.now().uptimeNanoseconds
-        for start in plan.starts {
-            guard let item = candidates.first(where: { $0.runID == start.runID }) else { continue }
-            launch(item, host: start.host)
-            started += 1
-        }
+        let started = launch(plan.starts)
         return (started, DispatchTime.now().uptimeNanoseconds - launching)
     }
 
     /// Free slots per host: capacity, minus the slots leased in the store (by any process), minus this controller's
     /// runs that have not leased their slot yet; hosts out of rotation have none.
-    private func freeSlots(capacity: [String: Int], runs: [String: ActiveRun]) throws -> [String: Int] {
-        _ = try store.recoverLeases(isOwnerAlive: { $0.liveness() })
+    private func freeSlots(capacity: [String: Int], runs: [String: ActiveRun], now: Date) throws -> [String: Int] {
+        if leasesRecoveredAt.map({ now.timeIntervalSince($0) >= leaseRecoverySeconds || now < $0 }) ?? true {
+            _ = try store.recoverLeases(isOwnerAlive: { $0.liveness() })
+            leasesRecoveredAt = now
+        }
         let leases = try store.activeLeases(host: nil).filter { $0.kind == .hostSlot }
         let health = try store.hostHealth(Array(capacity.keys))
         var free: [String: Int] = [:]
@@ -454,10 +474,10 @@ public final class Controller: @unchecked Sendable {
                 isProblem: true))
     }
 
-    private func reportHolds(_ holds: [String: DispatchPlanner.Hold], waiting: [QueuedRun]) {
+    private func reportHolds(_ holds: [String: DispatchPlanner.Hold], waiting: [String]) {
         // One line when the queue starts waiting, and again when the reason changes; not one per tick.
-        let first = waiting.first { holds[$0.runID] != nil }
-        guard let first, let hold = holds[first.runID] else {
+        let first = waiting.first { holds[$0] != nil }
+        guard let first, let hold = holds[first] else {
             lock.lock()
             holding = false
             reportedHolds = [:]
@@ -465,8 +485,8 @@ public final class Controller: @unchecked Sendable {
             return
         }
         lock.lock()
-        let changed = reportedHolds[first.runID] != hold || !holding
-        reportedHolds = [first.runID: hold]
+        let changed = reportedHolds[first] != hold || !holding
+        reportedHolds = [first: hold]
         holding = true
         lock.unlock()
         guard changed else { return }
@@ -481,23 +501,46 @@ public final class Controller: @unchecked Sendable {
         log.notice(
             ControllerNotice(
                 "waiting",
-                "\(count) queued run\(count == 1 ? "" : "s") wait\(count == 1 ? "s" : ""), first \(first.runID): \(why)",
-                runID: first.runID))
+                "\(count) queued run\(count == 1 ? "" : "s") wait\(count == 1 ? "s" : ""), first \(first): \(why)",
+                runID: first))
     }
 
-    private func launch(_ item: QueuedRun, host: String) {
+    /// Claims the runs the plan starts, in one transaction, and starts each one claimed; returns how many started.
+    private func launch(_ starts: [DispatchPlanner.Start]) -> Int {
+        guard !starts.isEmpty else { return 0 }
+        let taken: Set<String>
         do {
-            guard try store.claim(runID: item.runID, owner: owner, at: clock()) else { return }
+            taken = try store.claim(runIDs: starts.map(\.runID), owner: owner, at: clock())
         } catch {
-            log.notice(ControllerNotice("problem", "could not take run \(item.runID): \(error)", isProblem: true))
-            return
+            let ids = starts.map(\.runID).joined(separator: ", ")
+            log.notice(ControllerNotice("problem", "could not take runs \(ids): \(error)", isProblem: true))
+            return 0
         }
+        var started = 0
+        for start in starts where taken.contains(start.runID) {
+            let item: QueuedRun?
+            do {
+                item = try store.queuedRun(start.runID)
+            } catch {
+                // Claimed but unread: back in the queue for the next pass.
+                log.notice(ControllerNotice("problem", "could not read run \(start.runID): \(error)", isProblem: true))
+                try? store.releaseClaim(runID: start.runID)
+                continue
+            }
+            guard let item else { continue }
+            if launch(item, host: start.host) { started += 1 }
+        }
+        return started
+    }
+
+    /// Starts a claimed run on a thread of its own; false when it cannot run (it is failed, with the reason).
+    private func launch(_ item: QueuedRun, host: String) -> Bool {
         let request: RunRequest
         do {
             request = try executor.prepare(item)
         } catch {
             fail(item, problem: "\(error)")
-            return
+            return false
         }
         let token = CancellationToken()
         lock.lock()
@@ -510,7 +553,9 @@ public final class Controller: @unchecked Sendable {
                     + "\(item.request.requestedBy)" + (item.request.reason.map { ": \($0)" } ?? "") + ")",
                 runID: item.runID,
                 fields: ["pipeline": item.request.pipeline, "source": item.request.source.rawValue]))
+        let niceness = runThreadNiceness
         let thread = Thread { [self] in
+            Self.lowerThreadPriority(by: niceness)
             let result = executor.execute(request, runID: item.runID, cancellation: token)
             finished(item, result)
         }
@@ -518,6 +563,20 @@ public final class Controller: @unchecked Sendable {
         // The engine runs on this thread as `pipe run` does on its main thread: give it a main thread's stack.
         thread.stackSize = 8 << 20
         thread.start()
+        return true
+    }
+
+    /// Adds `increment` to the calling thread's `nice` value (Linux keeps it per thread, and `who` 0 is the calling
+    /// thread; a no-op elsewhere).
+    private static func lowerThreadPriority(by increment: Int32) {
+        #if os(Linux)
+            guard increment > 0 else { return }
+            let which = __priority_which_t(PRIO_PROCESS.rawValue)
+            errno = 0
+            let current = getpriority(which, 0)
+            guard errno == 0 else { return }
+            _ = setpriority(which, 0, min(current + increment, 19))
+        #endif
     }
 
     private func finished(_ item: QueuedRun, _ result: ExecutedRun) {
