@@ -40,23 +40,50 @@ extension SSHRemoteHost {
             throw RemoteError(.commandFailed, host: name, "cannot sync \(directory.path): it is not a folder")
         }
         let root = directory.resolvingSymlinksInPath()
-        let entries: [WorkspaceManifest.Entry]
-        do {
-            entries = try WorkspaceScanner.entries(under: root)
-        } catch let failure as WorkspaceScanner.Failure {
-            throw RemoteError(.commandFailed, host: name, "\(what) cannot start: \(failure.message)")
-        }
-        let listed = MonotonicClock.seconds()
         let cacheFolder = Self.cacheFolder(workDirectory: session.host.workDirectory, key: cacheKey)
+        let target = WorkspaceSyncMemory.target(host: session.host, cacheKey: cacheKey)
+        let memory = WorkspaceSyncMemory.shared
+        let recalled = memory.recall(target, folder: syncStateDirectory)
+        // What this coordinator remembers is read on another thread while this one starts the command and lists.
+        let loading = DispatchGroup()
+        let loaded = RememberedBox()
+        let stateDirectory = syncStateDirectory
+        DispatchQueue.global().async(group: loading) {
+            loaded.value = recalled?.manifest()
+            memory.loadDigests(root: root.path, folder: stateDirectory)
+        }
+        Trace.mark("remembered")
         let token = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        let sync = WorkspaceSync(root: root, entries: entries, token: token)
+        let sync = WorkspaceSync(root: root, token: token)
         let line = RemoteScript.commandLine(
             script: RemoteScript.syncWorkspace, name: "pipe-sync",
-            arguments: [cacheFolder, remoteDirectory, token, String(Self.cacheLockTurns)])
+            arguments: [
+                cacheFolder, remoteDirectory, token, String(Self.cacheLockTurns), recalled?.token ?? "-",
+            ])
+        // The command starts first: the host takes the lock and reads its manifest while this side lists (and,
+        // with a remembered manifest, digests and compares) the workspace.
         let remote = try RemoteCommand(
             line, on: session, inOwnProcessGroup: true, input: sync, output: sync,
             deadline: Deadline(secondsFromNow: Self.startSeconds))
-        defer { remote.close() }
+        defer {
+            remote.close()
+            loading.wait()
+        }
+        let listing = MonotonicClock.seconds()
+        Trace.mark("started")
+        let listed: Double
+        do {
+            let entries = try WorkspaceScanner.entries(under: root)
+            listed = MonotonicClock.seconds()
+            Trace.mark("listed")
+            loading.wait()
+            Trace.mark("loaded")
+            try sync.prepare(entries: entries, remembered: loaded.value)
+            Trace.mark("prepared")
+        } catch let failure as WorkspaceScanner.Failure {
+            try? stopQuietly(remote)
+            throw RemoteError(.commandFailed, host: name, "\(what) cannot start: \(failure.message)")
+        }
         let ending: RemoteCommand.Ending
         do {
             ending = try remote.run(deadline: .never, idleSeconds: transferStallSeconds)
@@ -71,6 +98,9 @@ extension SSHRemoteHost {
                 "\(what) stalled: no byte moved for \(Int(transferStallSeconds)) s; \(remoteDirectory) on the host is "
                     + "incomplete")
         }
+        Trace.mark("ended")
+        Trace.mark("answered", sync.answeredAt)
+        Trace.mark("applied", sync.appliedAt)
         let hostErrors = String(decoding: sync.errorText, as: UTF8.self).split(separator: "\n")
             .filter { !$0.hasPrefix("pipe-lock-wait") }.joined(separator: "\n")
         guard exit == .exited(0), let clonedAt = sync.clonedAt else {
@@ -84,21 +114,46 @@ extension SSHRemoteHost {
         let sent = sync.archiveDigest()
         guard sync.hostDigest == sent else {
             // The copy may hold damaged files under a manifest that vouches for them: make the next sync rebuild it.
-            _ = try? capture(ShellQuote.join(["rm", "-f", cacheFolder + "/manifest"]), stdin: nil, timeoutSeconds: 30)
+            memory.forget(target, folder: syncStateDirectory)
+            _ = try? capture(
+                ShellQuote.join(["rm", "-f", cacheFolder + "/manifest", cacheFolder + "/manifest.id"]), stdin: nil,
+                timeoutSeconds: 30)
             throw RemoteError(
                 .transferCorrupt, host: name,
                 "\(what) arrived damaged: the host's SHA-256 of the archive is \(sync.hostDigest ?? "missing") but "
                     + "\(sync.archiveBytes) bytes with SHA-256 \(sent) were sent; the host's cached copy will be "
                     + "rebuilt on the next sync, and \(remoteDirectory) cannot be trusted")
         }
+        if let sent = sync.sentManifest {
+            memory.remember(
+                token: token, manifest: sent.bytes, entries: sent.entries, for: target, folder: syncStateDirectory)
+        }
+        if sync.computedDigests > 0 || sync.kind == .full {
+            memory.saveDigests(root: root.path, entries: sync.sentManifest?.entries ?? [], folder: syncStateDirectory)
+        }
+        Trace.mark("remembered+saved")
         let finished = MonotonicClock.seconds()
         return WorkspaceSyncReport(
             kind: sync.kind ?? .full,
             transfer: TransferSummary(
                 bytes: sync.archiveBytes, sha256: sent, seconds: finished - started, destination: remoteDirectory),
             entries: sync.entryCount, entriesSent: sync.sentEntries, pathsDeleted: sync.deletedPaths,
-            listSeconds: listed - started, digestSeconds: sync.digestSeconds,
-            cloneSeconds: clonedAt - (sync.appliedAt ?? clonedAt))
+            listSeconds: listed - listing, digestSeconds: sync.digestSeconds,
+            cloneSeconds: clonedAt - (sync.appliedAt ?? clonedAt),
+            hostSentManifest: !sync.hostHadRememberedManifest)
+    }
+
+    /// Where a coordinator keeps `syncStateDirectory` unless told otherwise: `$PIPE_SYNC_STATE` (empty: in the
+    /// process only), else `$XDG_CACHE_HOME/pipe/workspace-sync`, else `~/.cache/pipe/workspace-sync`.
+    public static func defaultSyncStateDirectory(environment: [String: String]) -> URL? {
+        if let chosen = environment["PIPE_SYNC_STATE"] {
+            return chosen.isEmpty ? nil : URL(fileURLWithPath: chosen)
+        }
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+            return URL(fileURLWithPath: cache).appendingPathComponent("pipe/workspace-sync")
+        }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return URL(fileURLWithPath: home).appendingPathComponent(".cache/pipe/workspace-sync")
     }
 
     /// The cache folder for `key` under the host's work folder (relative paths start in the login's home).
@@ -115,5 +170,20 @@ extension SSHRemoteHost {
                 ("a"..."z").contains($0) || ("A"..."Z").contains($0) || ("0"..."9").contains($0)
                     || "._-".unicodeScalars.contains($0)
             }
+    }
+}
+
+/// The manifest read on another thread.
+private final class RememberedBox: @unchecked Sendable {
+    var value: WorkspaceSyncMemory.Remembered?
+}
+
+public enum Trace {
+    static let start = MonotonicClock.seconds()
+    static let on = ProcessInfo.processInfo.environment["PIPE_TRACE"] != nil
+    public static func mark(_ what: String, _ at: Double? = nil) {
+        guard on else { return }
+        FileHandle.standardError.write(
+            Data(String(format: "trace %7.1f ms %@\n", ((at ?? MonotonicClock.seconds()) - start) * 1000, what).utf8))
     }
 }

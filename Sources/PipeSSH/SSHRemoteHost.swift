@@ -14,6 +14,9 @@ public final class SSHRemoteHost: RemoteHost {
     public var terminationGraceSeconds: Double
     /// A transfer that moves no byte for this long is abandoned.
     public var transferStallSeconds: Double
+    /// Where workspace syncs keep what this coordinator remembers between processes (`WorkspaceSyncMemory`: the
+    /// manifest last sent to each host cache, the digests of local files); `nil` keeps it in this process only.
+    public var syncStateDirectory: URL?
     /// Seconds allowed to open a channel and start a command.
     static let startSeconds: Double = 30
     /// Seconds a stopped command gets to announce its process group, and to end after its group was killed.

@@ -15,14 +15,21 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     static let maximumDeletions = 5_000
 
     private let root: URL
-    private var local: [WorkspaceManifest.Entry]
+    private var local: [WorkspaceManifest.Entry] = []
     private let token: String
+    private var rememberedPlan: Plan?
+    private var digested = false
 
     private(set) var kind: WorkspaceSyncReport.Kind?
     private(set) var sentEntries = 0
     private(set) var deletedPaths = 0
     private(set) var digestSeconds: Double = 0
+    /// Digests computed (not known from `WorkspaceDigestCache`).
+    private(set) var computedDigests = 0
+    /// Whether the host still held the manifest this coordinator remembered (it sent none).
+    private(set) var hostHadRememberedManifest = false
     /// When the host's lines arrived (monotonic seconds).
+    private(set) var answeredAt: Double?
     private(set) var appliedAt: Double?
     private(set) var clonedAt: Double?
     private(set) var hostDigest: String?
@@ -39,6 +46,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     private var request = [UInt8]()
     private var requestOffset = 0
     private var stream: WorkspaceTarStream?
+    private let newManifest = ManifestHolder()
     private let digest = SHA256Digest()
     private var buffer: UnsafeMutableRawBufferPointer
     private var pending = 0..<0
@@ -46,9 +54,20 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     /// Bytes of the tar archive sent so far.
     private(set) var archiveBytes: Int64 = 0
 
-    init(root: URL, entries: [WorkspaceManifest.Entry], token: String) {
+    /// The manifest sent as the archive's last file, once made.
+    final class ManifestHolder {
+        var bytes: [UInt8]?
+        var entries: [WorkspaceManifest.Entry] = []
+    }
+
+    private struct Plan {
+        var isFull: Bool
+        var deletions: [String]
+        var sends: [WorkspaceManifest.Entry]
+    }
+
+    init(root: URL, token: String) {
         self.root = root
-        local = entries
         self.token = token
         buffer = .allocate(byteCount: 256 * 1024, alignment: 16)
     }
@@ -57,37 +76,56 @@ final class WorkspaceSync: CommandInput, CommandOutput {
 
     var entryCount: Int { local.count }
 
+    /// The manifest the host now holds under this sync's token, once the archive was made.
+    var sentManifest: (bytes: [UInt8], entries: [WorkspaceManifest.Entry])? {
+        newManifest.bytes.map { ($0, newManifest.entries) }
+    }
+
     // MARK: - Deciding what to send
 
-    /// `hostManifest` is `nil` when the host has no usable copy.
-    private func plan(hostManifest: WorkspaceManifest?) throws {
-        var deletions = [String]()
-        var sends = local
-        var isFull = true
-        if let hostManifest {
+    /// Takes the local listing and, when this coordinator remembers what the host's cache held, works out the delta
+    /// against that now — while the host starts up — to be used if the host confirms it still holds it.
+    func prepare(entries: [WorkspaceManifest.Entry], remembered: WorkspaceSyncMemory.Remembered?) throws {
+        local = entries
+        if let remembered { rememberedPlan = try delta(against: remembered.entries) }
+    }
+
+    /// The plan against `hostEntries`; `nil` means the host has no usable copy: everything goes.
+    private func delta(against hostEntries: [WorkspaceManifest.Entry]?) throws -> Plan {
+        guard let hostEntries else { return Plan(isFull: true, deletions: [], sends: local) }
+        if !digested {
             let started = MonotonicClock.seconds()
-            try WorkspaceScanner.digestFiles(&local, under: root)
-            digestSeconds = MonotonicClock.seconds() - started
-            let delta = WorkspaceDelta(from: hostManifest.entries, to: local)
-            let listable = delta.deletions.allSatisfy { !$0.contains("\n") && !$0.contains("\r") }
-            if listable && delta.deletions.count <= Self.maximumDeletions {
-                isFull = false
-                deletions = delta.deletions
-                sends = delta.sends
-            }
+            computedDigests += try WorkspaceScanner.digestFiles(&local, under: root)
+            digestSeconds += MonotonicClock.seconds() - started
+            digested = true
         }
-        kind = isFull ? .full : .delta
-        sentEntries = sends.count
-        deletedPaths = deletions.count
-        var lines = "pipe-sync \(isFull ? "full" : "delta") \(deletions.count)\n"
-        for path in deletions { lines += path + "\n" }
+        let delta = WorkspaceDelta(from: hostEntries, to: local)
+        let listable = delta.deletions.allSatisfy { !$0.contains("\n") && !$0.contains("\r") }
+        guard listable && delta.deletions.count <= Self.maximumDeletions else {
+            return Plan(isFull: true, deletions: [], sends: local)
+        }
+        return Plan(isFull: false, deletions: delta.deletions, sends: delta.sends)
+    }
+
+    private func adopt(_ plan: Plan) {
+        kind = plan.isFull ? .full : .delta
+        sentEntries = plan.sends.count
+        deletedPaths = plan.deletions.count
+        var lines = "pipe-sync \(plan.isFull ? "full" : "delta") \(plan.deletions.count)\n"
+        for path in plan.deletions { lines += path + "\n" }
         request = Array(lines.utf8)
-        let knownLocal = isFull ? nil : local
+        let knownLocal = plan.isFull ? nil : local
+        let holder = newManifest
         stream = WorkspaceTarStream(
-            root: root, entries: sends,
+            root: root, entries: plan.sends,
             lastFile: (
                 "manifest.incoming.\(token)",
-                { sent in WorkspaceManifest(entries: knownLocal ?? sent).bytes }
+                { sent in
+                    holder.entries = knownLocal ?? sent
+                    let bytes = WorkspaceManifest(entries: holder.entries).bytes
+                    holder.bytes = bytes
+                    return bytes
+                }
             ))
     }
 
@@ -145,8 +183,14 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 guard fields.first == "pipe-manifest", fields.count == 2 else {
                     throw WorkspaceScanner.Failure(message: "the host answered the sync with '\(line)'")
                 }
+                answeredAt = MonotonicClock.seconds()
                 if fields[1] == "none" {
-                    try plan(hostManifest: nil)
+                    adopt(try delta(against: nil))
+                    phase = .reporting
+                } else if fields[1] == "same" {
+                    // Without a plan (the remembered manifest turned out damaged here) the copy is rebuilt.
+                    hostHadRememberedManifest = rememberedPlan != nil
+                    adopt(try rememberedPlan ?? delta(against: nil))
                     phase = .reporting
                 } else if let size = Int(fields[1]) {
                     phase = .readingManifest(size)
@@ -158,7 +202,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 let manifest = WorkspaceManifest(bytes: received[offset..<(offset + size)])
                 offset += size
                 // A manifest Pipe cannot read (another version, damage) means rebuilding the copy, not failing.
-                try plan(hostManifest: manifest)
+                adopt(try delta(against: manifest?.entries))
                 phase = .reporting
             case .reporting:
                 guard let newline = received[offset...].firstIndex(of: 0x0a) else { return }
