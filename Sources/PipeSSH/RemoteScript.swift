@@ -50,15 +50,20 @@ enum RemoteScript {
         + "{ tee /dev/fd/3 | { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\"; } >&4; } 3>&1 "
         + "| { tar -xf - -C \"$1\"; s=$?; cat >/dev/null; exit \"$s\"; }"
 
-    /// Writes a tar stream of `$2` (inside folder `$1`) on stdout, and on stderr the lines `pipe-tar-status <n>`,
-    /// `pipe-sha256 <hex>` and `pipe-bytes <n>` of that very stream (or `pipe-missing` when `$1/$2` does not exist).
+    /// Writes a tar stream of `$2` (inside folder `$1`) on stdout, and on stderr the lines `pipe-tar-status <n>` and
+    /// `pipe-sha256 <hex>` of that very stream (or `pipe-missing` when `$1/$2` does not exist). The digest covers
+    /// every byte, so it checks the stream's length as well; Pipe counts the bytes it receives.
     ///
-    /// fd 3 is a pipe into `cat` rather than the channel itself: Linux cannot reopen a socket through `/dev/fd`.
+    /// Three processes: `tar`, one `tee` writing the stream to the channel (`/dev/fd/3`, a copy of stdout) and
+    /// `openssl`. Linux cannot reopen a socket through `/dev/fd` (an sshd that gives commands a socket rather than a
+    /// pipe): then `tee` writes into a pipe to `cat` instead, one process and one copy more.
     static let archiveDownload =
-        "[ -e \"$1/$2\" ] || [ -L \"$1/$2\" ] || { echo pipe-missing >&2; exit 66; }; exec 5>&2; "
-        + "{ { tar -cf - -C \"$1\" \"./$2\"; echo \"pipe-tar-status $?\" >&5; } | tee /dev/fd/3 "
-        + "| { tee /dev/fd/4 | { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\"; } >&5; } 4>&1 "
-        + "| { echo \"pipe-bytes $(wc -c)\"; } >&5; } 3>&1 | cat"
+        "[ -e \"$1/$2\" ] || [ -L \"$1/$2\" ] || { echo pipe-missing >&2; exit 66; }; exec 3>&1; "
+        + "if { : >/dev/fd/3; } 2>/dev/null; then "
+        + "{ tar -cf - -C \"$1\" \"./$2\"; echo \"pipe-tar-status $?\" >&2; } | tee /dev/fd/3 "
+        + "| { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\" >&2; }; else "
+        + "{ { tar -cf - -C \"$1\" \"./$2\"; echo \"pipe-tar-status $?\" >&2; } | tee /dev/fd/4 "
+        + "| { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\" >&2; }; } 4>&1 | cat; fi"
 
     /// Brings the cached copy of a workspace up to date and clones it into a run folder. `$1`: the cache folder
     /// (`<work dir>/cache/<key>`); `$2`: the run folder to create (must not exist, an empty folder excepted); `$3`: a

@@ -71,7 +71,7 @@ extension SSHRemoteHost {
 
     /// Downloads a remote file or folder (relative paths are relative to the login's home) into `localParent` as a
     /// tar stream. It is extracted into a hidden temporary folder inside `localParent`, checked against the host's
-    /// byte count and SHA-256 of the stream, and only then renamed to its own name: an interrupted or damaged
+    /// SHA-256 of the stream (which covers its length), and only then renamed to its own name: an interrupted or damaged
     /// transfer never leaves something that looks whole. Memory stays flat (at most ~1 MiB waits for the local tar).
     ///
     /// - Throws: `RemoteError` `.transferCorrupt` on a digest or size mismatch or on cancellation,
@@ -154,14 +154,14 @@ extension SSHRemoteHost {
                     + (hostMessages.isEmpty ? "no message" : hostMessages) + "; nothing was kept")
         }
         let expectedDigest = Self.field("pipe-sha256", in: report)
-        let expectedBytes = Self.field("pipe-bytes", in: report).flatMap { Int64($0) }
         let digest = output.finalDigest()
-        guard expectedDigest == digest, expectedBytes == output.byteCount else {
+        // The host's digest covers every byte of the stream: equal digests mean equal length too.
+        guard expectedDigest == digest else {
             throw RemoteError(
                 .transferCorrupt, host: name,
-                "\(what) arrived damaged: the host sent \(expectedBytes.map(String.init) ?? "?") bytes with SHA-256 "
-                    + "\(expectedDigest ?? "missing"), Pipe received \(output.byteCount) bytes with SHA-256 \(digest); "
-                    + "the partial copy was removed: download it again")
+                "\(what) arrived damaged: the host sent a stream with SHA-256 \(expectedDigest ?? "missing"), Pipe "
+                    + "received \(output.byteCount) bytes with SHA-256 \(digest); the partial copy was removed: "
+                    + "download it again")
         }
         guard flushed, local.status == 0 else {
             throw RemoteError(

@@ -8,30 +8,44 @@ struct WorkspaceDelta: Equatable {
     var sends: [WorkspaceManifest.Entry]
 
     init(from old: [WorkspaceManifest.Entry], to new: [WorkspaceManifest.Entry]) {
-        var newByPath = [String: WorkspaceManifest.Entry](minimumCapacity: new.count)
-        for entry in new { newByPath[entry.path] = entry }
-        var oldByPath = [String: WorkspaceManifest.Entry](minimumCapacity: old.count)
+        // One dictionary of positions: 10,000 entries hashed once each way, nothing copied.
+        var oldIndex = [String: Int](minimumCapacity: old.count)
+        for (index, entry) in old.enumerated() { oldIndex[entry.path] = index }
+        var newForOld = [Int](repeating: -1, count: old.count)
+        var oldForNew = [Int](repeating: -1, count: new.count)
+        for (index, entry) in new.enumerated() {
+            if let previous = oldIndex[entry.path] {
+                newForOld[previous] = index
+                oldForNew[index] = previous
+            }
+        }
         var deletedFolders = Set<String>()
+        var deleted = [Bool](repeating: false, count: old.count)
         var deletions = [String]()
-        for entry in old {
-            oldByPath[entry.path] = entry
-            if Self.isInside(entry.path, anyOf: deletedFolders) { continue }
-            let replacement = newByPath[entry.path]
+        for (index, entry) in old.enumerated() {
+            if Self.isInside(entry.path, anyOf: deletedFolders) {
+                deleted[index] = true
+                continue
+            }
+            let replacement = newForOld[index]
             // A link is replaced by deleting it first: tar implementations differ on writing over an existing link.
             let stays =
-                replacement.map { $0.kind == entry.kind && (entry.kind != .symlink || $0.digest == entry.digest) }
-                ?? false
+                replacement >= 0 && new[replacement].kind == entry.kind
+                && (entry.kind != .symlink || new[replacement].digest == entry.digest)
             if !stays {
                 deletions.append(entry.path)
+                deleted[index] = true
                 if entry.kind == .directory { deletedFolders.insert(entry.path) }
             }
         }
         self.deletions = deletions
-        let deleted = Set(deletions)
-        sends = new.filter { entry in
-            if deleted.contains(entry.path) || Self.isInside(entry.path, anyOf: deletedFolders) { return true }
-            guard let previous = oldByPath[entry.path] else { return true }
-            return !previous.sameContent(as: entry)
+        sends = new.indices.compactMap { index in
+            let entry = new[index]
+            let previous = oldForNew[index]
+            guard previous >= 0, !deleted[previous], !Self.isInside(entry.path, anyOf: deletedFolders),
+                old[previous].sameContent(as: entry)
+            else { return entry }
+            return nil
         }
     }
 

@@ -37,21 +37,47 @@ struct WorkspaceManifest: Equatable {
     var entries: [Entry]
 
     var bytes: [UInt8] {
-        var out = Array(Self.header.utf8) + [0x0a]
-        out.reserveCapacity(entries.count * 120)
+        var out = [UInt8]()
+        out.reserveCapacity(Self.header.utf8.count + 1 + entries.count * 120)
+        out += Self.header.utf8
+        out.append(0x0a)
         for entry in entries {
             out.append(UInt8(entry.kind.rawValue.asciiValue ?? 0x3f))
             out.append(0x20)
-            out += String(entry.mode, radix: 8).utf8
+            Self.append(UInt64(entry.mode), radix: 8, to: &out)
             out.append(0x20)
-            out += String(entry.size).utf8
+            Self.append(UInt64(max(0, entry.size)), radix: 10, to: &out)
             out.append(0x20)
             out += entry.digest.utf8
             out.append(0x20)
-            out += Self.escape(entry.path).utf8
+            if entry.path.utf8.contains(where: { $0 == 0x5c || $0 == 0x0a || $0 == 0x0d }) {
+                out += Self.escape(entry.path).utf8
+            } else {
+                out += entry.path.utf8
+            }
             out.append(0x0a)
         }
         return out
+    }
+
+    /// Digits of `value` without making a `String` (10,000 entries: two numbers each).
+    private static func append(_ value: UInt64, radix: UInt64, to out: inout [UInt8]) {
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var rest = value
+            var count = 0
+            repeat {
+                buffer[buffer.count - 1 - count] = 0x30 + UInt8(rest % radix)
+                rest /= radix
+                count += 1
+            } while rest > 0
+            out += buffer[(buffer.count - count)...]
+        }
     }
 
     /// Reads a manifest written by `text`; `nil` when it is not one (an old version, a damaged file): the host's
