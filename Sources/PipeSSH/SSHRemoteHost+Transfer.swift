@@ -81,6 +81,40 @@ extension SSHRemoteHost {
     public func download(_ remotePath: String, into localParent: URL, cancellation: CancellationToken) throws
         -> TransferSummary
     {
+        var missing = false
+        var beside: Result<CapturedOutput, Error>?
+        return try download(
+            remotePath, into: localParent, cancellation: cancellation, alongside: nil, missing: &missing,
+            beside: &beside)
+    }
+
+    /// `download`, with `command` run on a second channel of the same session while the stream arrives (one loop
+    /// drives both, so the command's start, run and end overlap the transfer instead of following it), and without
+    /// the separate check that the item exists: the download's own `pipe-missing` answer says so.
+    public func pullBack(
+        _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
+        commandTimeoutSeconds: Double
+    ) -> PullBackResult {
+        var missing = false
+        var beside: Result<CapturedOutput, Error>?
+        let side = command.map { (line: $0, timeoutSeconds: commandTimeoutSeconds) }
+        let transfer = Result {
+            try download(
+                remotePath, into: localParent, cancellation: cancellation, alongside: side, missing: &missing,
+                beside: &beside)
+        }
+        if beside == nil, let command {
+            // The download stopped before the command could run beside it.
+            beside = Result { try capture(command, stdin: nil, timeoutSeconds: commandTimeoutSeconds) }
+        }
+        return PullBackResult(transfer: transfer, missing: missing, command: beside)
+    }
+
+    private func download(
+        _ remotePath: String, into localParent: URL, cancellation: CancellationToken,
+        alongside side: (line: String, timeoutSeconds: Double)?, missing: inout Bool,
+        beside: inout Result<CapturedOutput, Error>?
+    ) throws -> TransferSummary {
         let started = MonotonicClock.seconds()
         let (remoteParent, itemName) = try Self.split(remotePath, host: name)
         let destination = localParent.appendingPathComponent(itemName)
@@ -112,10 +146,36 @@ extension SSHRemoteHost {
             line, on: session, inOwnProcessGroup: true, input: DataInput(nil), output: output,
             deadline: Deadline(secondsFromNow: Self.startSeconds))
         defer { remote.close() }
+        let sideOutput = CollectedOutput()
+        let sideDeadline = Deadline(secondsFromNow: side?.timeoutSeconds)
+        let sideRemote = try side.map {
+            try RemoteCommand(
+                $0.line, on: session, inOwnProcessGroup: true, input: DataInput(nil), output: sideOutput,
+                deadline: sideDeadline.earlier(Deadline(secondsFromNow: Self.startSeconds)))
+        }
+        defer { sideRemote?.close() }
         let ending: RemoteCommand.Ending
         do {
-            ending = try remote.run(
-                deadline: .never, idleSeconds: transferStallSeconds, stop: { cancellation.isCancelled })
+            if let sideRemote {
+                let endings = try RemoteCommand.runTogether(
+                    [remote, sideRemote],
+                    limits: [
+                        (.never, transferStallSeconds, { cancellation.isCancelled }), (sideDeadline, nil, { false }),
+                    ])
+                ending = endings[0]
+                beside = Result {
+                    guard case .exited(let exit) = endings[1] else {
+                        try stop(sideRemote)
+                        return CapturedOutput(
+                            stdout: sideOutput.stdoutData, stderr: sideOutput.stderrData, exit: .timedOut)
+                    }
+                    try requireAnnouncement(sideRemote, exit: exit, stderr: sideOutput.stderrData)
+                    return CapturedOutput(stdout: sideOutput.stdoutData, stderr: sideOutput.stderrData, exit: exit)
+                }
+            } else {
+                ending = try remote.run(
+                    deadline: .never, idleSeconds: transferStallSeconds, stop: { cancellation.isCancelled })
+            }
         } catch let failure as LocalTarFailure {
             let local = tar.finish(waitingAtMost: 5)
             try? stopQuietly(remote)
@@ -141,6 +201,7 @@ extension SSHRemoteHost {
 
         let report = String(decoding: output.errorText, as: UTF8.self)
         if report.split(separator: "\n").contains("pipe-missing") {
+            missing = true
             throw RemoteError(.commandFailed, host: name, "\(what) failed: \(remotePath) does not exist on the host")
         }
         let flushed = try output.flushAll(until: Deadline(secondsFromNow: transferStallSeconds))

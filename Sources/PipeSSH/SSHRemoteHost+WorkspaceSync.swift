@@ -42,7 +42,7 @@ extension SSHRemoteHost {
         let root = directory.resolvingSymlinksInPath()
         let cacheFolder = Self.cacheFolder(workDirectory: session.host.workDirectory, key: cacheKey)
         let target = WorkspaceSyncMemory.target(host: session.host, cacheKey: cacheKey)
-        let memory = WorkspaceSyncMemory.shared
+        let memory = syncMemory
         let recalled = memory.recall(target, folder: syncStateDirectory)
         // What this coordinator remembers is read on another thread while this one starts the command and lists.
         let loading = DispatchGroup()
@@ -52,9 +52,8 @@ extension SSHRemoteHost {
             loaded.value = recalled?.manifest()
             memory.loadDigests(root: root.path, folder: stateDirectory)
         }
-        Trace.mark("remembered")
         let token = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        let sync = WorkspaceSync(root: root, token: token)
+        let sync = WorkspaceSync(root: root, token: token, digestCache: memory.digests)
         let line = RemoteScript.commandLine(
             script: RemoteScript.syncWorkspace, name: "pipe-sync",
             arguments: [
@@ -70,16 +69,12 @@ extension SSHRemoteHost {
             loading.wait()
         }
         let listing = MonotonicClock.seconds()
-        Trace.mark("started")
         let listed: Double
         do {
             let entries = try WorkspaceScanner.entries(under: root)
             listed = MonotonicClock.seconds()
-            Trace.mark("listed")
             loading.wait()
-            Trace.mark("loaded")
             try sync.prepare(entries: entries, remembered: loaded.value)
-            Trace.mark("prepared")
         } catch let failure as WorkspaceScanner.Failure {
             try? stopQuietly(remote)
             throw RemoteError(.commandFailed, host: name, "\(what) cannot start: \(failure.message)")
@@ -98,9 +93,6 @@ extension SSHRemoteHost {
                 "\(what) stalled: no byte moved for \(Int(transferStallSeconds)) s; \(remoteDirectory) on the host is "
                     + "incomplete")
         }
-        Trace.mark("ended")
-        Trace.mark("answered", sync.answeredAt)
-        Trace.mark("applied", sync.appliedAt)
         let hostErrors = String(decoding: sync.errorText, as: UTF8.self).split(separator: "\n")
             .filter { !$0.hasPrefix("pipe-lock-wait") }.joined(separator: "\n")
         guard exit == .exited(0), let clonedAt = sync.clonedAt else {
@@ -131,7 +123,6 @@ extension SSHRemoteHost {
         if sync.computedDigests > 0 || sync.kind == .full {
             memory.saveDigests(root: root.path, entries: sync.sentManifest?.entries ?? [], folder: syncStateDirectory)
         }
-        Trace.mark("remembered+saved")
         let finished = MonotonicClock.seconds()
         return WorkspaceSyncReport(
             kind: sync.kind ?? .full,
@@ -140,7 +131,7 @@ extension SSHRemoteHost {
             entries: sync.entryCount, entriesSent: sync.sentEntries, pathsDeleted: sync.deletedPaths,
             listSeconds: listed - listing, digestSeconds: sync.digestSeconds,
             cloneSeconds: clonedAt - (sync.appliedAt ?? clonedAt),
-            hostSentManifest: !sync.hostHadRememberedManifest)
+            hostSentManifest: !sync.hostHadRememberedManifest, filesDigested: sync.computedDigests)
     }
 
     /// Where a coordinator keeps `syncStateDirectory` unless told otherwise: `$PIPE_SYNC_STATE` (empty: in the
@@ -176,14 +167,4 @@ extension SSHRemoteHost {
 /// The manifest read on another thread.
 private final class RememberedBox: @unchecked Sendable {
     var value: WorkspaceSyncMemory.Remembered?
-}
-
-public enum Trace {
-    static let start = MonotonicClock.seconds()
-    static let on = ProcessInfo.processInfo.environment["PIPE_TRACE"] != nil
-    public static func mark(_ what: String, _ at: Double? = nil) {
-        guard on else { return }
-        FileHandle.standardError.write(
-            Data(String(format: "trace %7.1f ms %@\n", ((at ?? MonotonicClock.seconds()) - start) * 1000, what).utf8))
-    }
 }

@@ -15,8 +15,9 @@ import Foundation
 /// Like git's index, it does not trust a file whose status changed less than `settleSeconds` before it was listed:
 /// on a filesystem with coarse timestamps a write in that same second would keep the stamp.
 final class WorkspaceDigestCache: @unchecked Sendable {
-    static let shared = WorkspaceDigestCache()
-    static let settleSeconds = 2
+    static let shared = WorkspaceDigestCache(settleSeconds: 2)
+    /// Seconds a file's status must be older than its listing for its digest to be kept (`settleSeconds`).
+    let settleSeconds: Int
     /// Files remembered across all folders; beyond that everything is forgotten (and digested again).
     static let capacity = 500_000
 
@@ -54,13 +55,18 @@ final class WorkspaceDigestCache: @unchecked Sendable {
                 && device == other.device
         }
 
-        var isSettled: Bool { changed / 1_000_000_000 + Int64(WorkspaceDigestCache.settleSeconds) < Int64(listedAt) }
+        func isSettled(after seconds: Int) -> Bool { changed / 1_000_000_000 + Int64(seconds) < Int64(listedAt) }
     }
 
     /// A digest and the stamp of the content it was computed from.
     struct Known {
         var stamp: Stamp
         var digest: String
+    }
+
+    /// An empty cache of its own (tests; everything else shares `shared`).
+    init(settleSeconds: Int) {
+        self.settleSeconds = settleSeconds
     }
 
     private let lock = NSLock()
@@ -75,8 +81,10 @@ final class WorkspaceDigestCache: @unchecked Sendable {
     }
 
     /// The digest of `path` under `root` if its content is the one a digest was taken of.
-    static func digest(in table: [String: Known], path: String, stamp: Stamp) -> String? {
-        guard stamp.isSettled, let known = table[path], known.stamp.sameFile(as: stamp) else { return nil }
+    func digest(in table: [String: Known], path: String, stamp: Stamp) -> String? {
+        guard stamp.isSettled(after: settleSeconds), let known = table[path], known.stamp.sameFile(as: stamp) else {
+            return nil
+        }
         return known.digest
     }
 
@@ -90,7 +98,7 @@ final class WorkspaceDigestCache: @unchecked Sendable {
             tables.removeAll()
             count = 0
         }
-        for (path, known) in digests where known.stamp.isSettled { table[path] = known }
+        for (path, known) in digests where known.stamp.isSettled(after: settleSeconds) { table[path] = known }
         count += table.count
         tables[root] = table
     }

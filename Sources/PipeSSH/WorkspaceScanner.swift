@@ -114,12 +114,14 @@ enum WorkspaceScanner {
     /// Fills in the digest of every file, on as many threads as there are cores; returns how many were computed
     /// (not known from `WorkspaceDigestCache`).
     @discardableResult
-    static func digestFiles(_ entries: inout [WorkspaceManifest.Entry], under root: URL) throws -> Int {
-        let known = WorkspaceDigestCache.shared.table(for: root.path)
+    static func digestFiles(
+        _ entries: inout [WorkspaceManifest.Entry], under root: URL, cache: WorkspaceDigestCache = .shared
+    ) throws -> Int {
+        let known = cache.table(for: root.path)
         if !known.isEmpty {
             for index in entries.indices where entries[index].kind == .file && entries[index].digest.isEmpty {
                 if let stamp = entries[index].stamp,
-                    let digest = WorkspaceDigestCache.digest(in: known, path: entries[index].path, stamp: stamp)
+                    let digest = cache.digest(in: known, path: entries[index].path, stamp: stamp)
                 {
                     entries[index].digest = digest
                 }
@@ -159,7 +161,7 @@ enum WorkspaceScanner {
                 computed.append((entries[index].path, .init(stamp: stamp, digest: digests[position])))
             }
         }
-        WorkspaceDigestCache.shared.remember(computed, under: root.path)
+        cache.remember(computed, under: root.path)
         return files.count
     }
 }

@@ -17,6 +17,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     private let root: URL
     private var local: [WorkspaceManifest.Entry] = []
     private let token: String
+    private let digestCache: WorkspaceDigestCache
     private var rememberedPlan: Plan?
     private var digested = false
 
@@ -29,7 +30,6 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     /// Whether the host still held the manifest this coordinator remembered (it sent none).
     private(set) var hostHadRememberedManifest = false
     /// When the host's lines arrived (monotonic seconds).
-    private(set) var answeredAt: Double?
     private(set) var appliedAt: Double?
     private(set) var clonedAt: Double?
     private(set) var hostDigest: String?
@@ -66,8 +66,9 @@ final class WorkspaceSync: CommandInput, CommandOutput {
         var sends: [WorkspaceManifest.Entry]
     }
 
-    init(root: URL, token: String) {
+    init(root: URL, token: String, digestCache: WorkspaceDigestCache) {
         self.root = root
+        self.digestCache = digestCache
         self.token = token
         buffer = .allocate(byteCount: 256 * 1024, alignment: 16)
     }
@@ -95,7 +96,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
         guard let hostEntries else { return Plan(isFull: true, deletions: [], sends: local) }
         if !digested {
             let started = MonotonicClock.seconds()
-            computedDigests += try WorkspaceScanner.digestFiles(&local, under: root)
+            computedDigests += try WorkspaceScanner.digestFiles(&local, under: root, cache: digestCache)
             digestSeconds += MonotonicClock.seconds() - started
             digested = true
         }
@@ -183,7 +184,6 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 guard fields.first == "pipe-manifest", fields.count == 2 else {
                     throw WorkspaceScanner.Failure(message: "the host answered the sync with '\(line)'")
                 }
-                answeredAt = MonotonicClock.seconds()
                 if fields[1] == "none" {
                     adopt(try delta(against: nil))
                     phase = .reporting

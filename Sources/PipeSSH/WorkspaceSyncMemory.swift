@@ -21,7 +21,7 @@ import PipeCore
 /// Always kept in this process (a bounded number of hosts' manifests); kept in files too when given a folder
 /// (`SSHRemoteHost.syncStateDirectory`), so a new `pipe` process starts warm. A damaged or foreign file is ignored.
 final class WorkspaceSyncMemory: @unchecked Sendable {
-    static let shared = WorkspaceSyncMemory()
+    static let shared = WorkspaceSyncMemory(digests: .shared)
     /// Host caches kept in this process; beyond that the oldest goes (files stay).
     static let capacity = 32
     private static let manifestHeader = "pipe-sync-memory 1"
@@ -33,10 +33,17 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
         var entries: [WorkspaceManifest.Entry]
     }
 
+    /// Where digests are kept in this process.
+    let digests: WorkspaceDigestCache
     private let lock = NSLock()
     private var manifests: [String: Remembered] = [:]
     private var order: [String] = []
     private var loadedRoots = Set<String>()
+
+    /// A memory of its own (tests: another coordinator, or a new process).
+    init(digests: WorkspaceDigestCache) {
+        self.digests = digests
+    }
 
     /// Names one host cache: the same key on another host, login or work folder is another cache.
     static func target(host: HostConfig, cacheKey: String) -> String {
@@ -109,14 +116,14 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
 
     // MARK: - Digests
 
-    /// Puts the digests remembered for files under `root` into `WorkspaceDigestCache.shared` (once per process).
+    /// Puts the digests remembered for files under `root` into `digests` (once per process).
     func loadDigests(root: String, folder: URL?) {
         guard let folder else { return }
         lock.lock()
         let first = loadedRoots.insert(root).inserted
         lock.unlock()
         guard first, let data = try? Data(contentsOf: digestsFile(root, in: folder)) else { return }
-        WorkspaceDigestCache.shared.load(Self.decodeDigests([UInt8](data)), under: root)
+        digests.load(Self.decodeDigests([UInt8](data)), under: root)
     }
 
     /// Remembers the digests of `entries` (files under `root`), in this process and, with a folder, for the next.
@@ -126,7 +133,7 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
         var out = Array((Self.digestsHeader + "\n").utf8)
         out.reserveCapacity(entries.count * 140)
         for entry in entries where entry.kind == .file && !entry.digest.isEmpty {
-            guard let stamp = entry.stamp, stamp.isSettled else { continue }
+            guard let stamp = entry.stamp, stamp.isSettled(after: digests.settleSeconds) else { continue }
             known.append((entry.path, .init(stamp: stamp, digest: entry.digest)))
             guard folder != nil else { continue }
             for number in [Int64(bitPattern: stamp.device), Int64(bitPattern: stamp.inode), stamp.size] {
@@ -142,7 +149,7 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
             out += WorkspaceManifest.escape(entry.path).utf8
             out.append(0x0a)
         }
-        WorkspaceDigestCache.shared.remember(known, under: root)
+        digests.remember(known, under: root)
         if let folder { Self.writeAtomically(out, to: digestsFile(root, in: folder)) }
     }
 

@@ -27,4 +27,7 @@ public struct WorkspaceSyncReport: Sendable, Equatable {
     /// Whether the host sent its manifest: `false` when it still held the one this coordinator remembered
     /// (`WorkspaceSyncMemory`) and only confirmed its token.
     public var hostSentManifest: Bool
+    /// Local files read to digest them before comparing with the host's manifest; the others' digests were known
+    /// from an earlier sync (same stamp). 0 for a full sync (files are digested as they are sent).
+    public var filesDigested: Int
 }

@@ -35,9 +35,7 @@ enum BenchCommand {
                 host.session.disconnect()
                 guard output.exit == .exited(0) else { throw BenchFailure("exit \(output.exit): \(output.stderrText)") }
             case "sync":
-                Trace.mark("main")
                 let host = try SSHRemoteHost(connectingTo: options.host())
-                Trace.mark("connected")
                 host.syncStateDirectory = SSHRemoteHost.defaultSyncStateDirectory(
                     environment: ProcessInfo.processInfo.environment)
                 let report = try host.synchronizeWorkspace(
