@@ -74,7 +74,7 @@ extension SSHRemoteHost {
             let entries = try WorkspaceScanner.entries(under: root)
             listed = MonotonicClock.seconds()
             loading.wait()
-            try sync.prepare(entries: entries, remembered: loaded.value)
+            sync.prepare(entries: entries, remembered: loaded.value)
         } catch let failure as WorkspaceScanner.Failure {
             try? stopQuietly(remote)
             throw RemoteError(.commandFailed, host: name, "\(what) cannot start: \(failure.message)")

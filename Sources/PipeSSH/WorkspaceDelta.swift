@@ -22,31 +22,38 @@ struct WorkspaceDelta: Equatable {
         var deletedFolders = Set<String>()
         var deleted = [Bool](repeating: false, count: old.count)
         var deletions = [String]()
-        for (index, entry) in old.enumerated() {
-            if Self.isInside(entry.path, anyOf: deletedFolders) {
-                deleted[index] = true
-                continue
-            }
-            let replacement = newForOld[index]
-            // A link is replaced by deleting it first: tar implementations differ on writing over an existing link.
-            let stays =
-                replacement >= 0 && new[replacement].kind == entry.kind
-                && (entry.kind != .symlink || new[replacement].digest == entry.digest)
-            if !stays {
-                deletions.append(entry.path)
-                deleted[index] = true
-                if entry.kind == .directory { deletedFolders.insert(entry.path) }
+        var sends = [WorkspaceManifest.Entry]()
+        // Through buffer pointers: a subscript of an array of entries copies the entry (its strings retained).
+        old.withUnsafeBufferPointer { old in
+            new.withUnsafeBufferPointer { new in
+                for index in old.indices {
+                    if Self.isInside(old[index].path, anyOf: deletedFolders) {
+                        deleted[index] = true
+                        continue
+                    }
+                    let replacement = newForOld[index]
+                    // A link is replaced by deleting it first: tar implementations differ on writing over a link.
+                    let stays =
+                        replacement >= 0 && new[replacement].kind == old[index].kind
+                        && (old[index].kind != .symlink || new[replacement].digest == old[index].digest)
+                    if !stays {
+                        deletions.append(old[index].path)
+                        deleted[index] = true
+                        if old[index].kind == .directory { deletedFolders.insert(old[index].path) }
+                    }
+                }
+                for index in new.indices {
+                    let previous = oldForNew[index]
+                    if previous < 0 || deleted[previous] || Self.isInside(new[index].path, anyOf: deletedFolders)
+                        || !old[previous].sameContent(as: new[index])
+                    {
+                        sends.append(new[index])
+                    }
+                }
             }
         }
         self.deletions = deletions
-        sends = new.indices.compactMap { index in
-            let entry = new[index]
-            let previous = oldForNew[index]
-            guard previous >= 0, !deleted[previous], !Self.isInside(entry.path, anyOf: deletedFolders),
-                old[previous].sameContent(as: entry)
-            else { return entry }
-            return nil
-        }
+        self.sends = sends
     }
 
     private static func isInside(_ path: String, anyOf folders: Set<String>) -> Bool {

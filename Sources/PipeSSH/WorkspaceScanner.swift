@@ -22,24 +22,68 @@ enum WorkspaceScanner {
     /// (symlinks excepted: their target is at hand).
     static func entries(under root: URL) throws -> [WorkspaceManifest.Entry] {
         var entries = [WorkspaceManifest.Entry]()
-        entries.reserveCapacity(4_096)
-        let descriptor = open(root.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw Failure(message: "cannot list \(root.path): \(String(cString: strerror(errno)))")
+        let listedAt = Int(time(nil))
+        let rootFolder = try openFolder(AT_FDCWD, root.path, display: root.path)
+        defer { close(rootFolder) }
+        let folders = try list(rootFolder, display: root.path, relative: "", listedAt: listedAt, into: &entries)
+        // The top-level folders' trees on as many threads as there are cores (most of the time is the kernel's
+        // `fstatat`), each into its own list, joined in order: still a folder before what is in it.
+        let subtrees = SubtreeResults(count: folders.count)
+        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4, folders.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while let index = subtrees.claim() {
+                let (name, relative) = folders[index]
+                var list = [WorkspaceManifest.Entry]()
+                do {
+                    let display = root.path + "/" + name
+                    try walk(
+                        try openFolder(rootFolder, name, display: display), display: display, relative: relative,
+                        listedAt: listedAt, into: &list)
+                    subtrees.set(index, .success(list))
+                } catch {
+                    subtrees.set(index, .failure(error))
+                }
+            }
         }
-        try walk(descriptor, display: root.path, relative: "", listedAt: Int(time(nil)), into: &entries)
+        for result in subtrees.results { entries += try result.get() }
         return entries
     }
 
-    /// Lists the folder open as `descriptor` (closed on return): every call relative to it (`fstatat`, `openat`),
-    /// so the kernel resolves one name per file rather than a whole path, and no absolute path is ever built.
+    /// Opens a folder listed as one, never through a symlink (`O_NOFOLLOW`: it must still be a folder).
+    private static func openFolder(_ parent: Int32, _ name: String, display: String) throws -> Int32 {
+        let folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { throw Failure(message: "cannot list \(display): \(String(cString: strerror(errno)))") }
+        return folder
+    }
+
+    /// Lists the folder open as `descriptor` and everything under it (the descriptor is closed on return).
     private static func walk(
         _ descriptor: Int32, display: String, relative: String, listedAt: Int,
         into entries: inout [WorkspaceManifest.Entry]
     ) throws {
-        guard let stream = fdopendir(descriptor) else {
-            close(descriptor)
-            throw Failure(message: "cannot list \(display): \(String(cString: strerror(errno)))")
+        defer { close(descriptor) }
+        let folders = try list(descriptor, display: display, relative: relative, listedAt: listedAt, into: &entries)
+        // Opened one at a time: a folder of thousands of folders must not hold thousands of descriptors.
+        for (name, relativePath) in folders {
+            let display = display + "/" + name
+            try walk(
+                try openFolder(descriptor, name, display: display), display: display, relative: relativePath,
+                listedAt: listedAt, into: &entries)
+        }
+    }
+
+    /// Lists the folder open as `descriptor` (not what is in its folders: it returns those): every call relative
+    /// to it (`fstatat`, `readlinkat`), so the kernel resolves one name per file rather than a whole path, and no
+    /// absolute path is ever built. The descriptor stays open.
+    private static func list(
+        _ descriptor: Int32, display: String, relative: String, listedAt: Int,
+        into entries: inout [WorkspaceManifest.Entry]
+    ) throws -> [(name: String, relative: String)] {
+        let own = dup(descriptor)
+        guard own >= 0, let stream = fdopendir(own) else {
+            let reason = String(cString: strerror(errno))
+            if own >= 0 { close(own) }
+            throw Failure(message: "cannot list \(display): \(reason)")
         }
         defer { closedir(stream) }
         var folders = [(name: String, relative: String)]()
@@ -80,15 +124,7 @@ enum WorkspaceScanner {
                         + "a workspace cannot carry it: remove it from the workspace")
             }
         }
-        // Opened one at a time (a folder of thousands of folders must not hold thousands of descriptors), never
-        // through a symlink (O_NOFOLLOW: it was listed as a folder, and must still be one).
-        for (name, relativePath) in folders {
-            let folder = openat(descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard folder >= 0 else {
-                throw Failure(message: "cannot list \(display)/\(name): \(String(cString: strerror(errno)))")
-            }
-            try walk(folder, display: display + "/" + name, relative: relativePath, listedAt: listedAt, into: &entries)
-        }
+        return folders
     }
 
     static func linkTarget(_ folder: Int32, _ name: String, display: String) throws -> String {
@@ -163,5 +199,31 @@ enum WorkspaceScanner {
         }
         cache.remember(computed, under: root.path)
         return files.count
+    }
+}
+
+/// The lists of the top-level folders' trees, filled in by several threads.
+private final class SubtreeResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var next = 0
+    private(set) var results: [Result<[WorkspaceManifest.Entry], Error>]
+
+    init(count: Int) {
+        results = Array(repeating: .success([]), count: count)
+    }
+
+    /// The next folder to list, or `nil` when all are taken.
+    func claim() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard next < results.count else { return nil }
+        next += 1
+        return next - 1
+    }
+
+    func set(_ index: Int, _ result: Result<[WorkspaceManifest.Entry], Error>) {
+        lock.lock()
+        results[index] = result
+        lock.unlock()
     }
 }

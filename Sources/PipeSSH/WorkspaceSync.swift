@@ -18,7 +18,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     private var local: [WorkspaceManifest.Entry] = []
     private let token: String
     private let digestCache: WorkspaceDigestCache
-    private var rememberedPlan: Plan?
+    private var remembered: WorkspaceSyncMemory.Remembered?
     private var digested = false
 
     private(set) var kind: WorkspaceSyncReport.Kind?
@@ -84,11 +84,12 @@ final class WorkspaceSync: CommandInput, CommandOutput {
 
     // MARK: - Deciding what to send
 
-    /// Takes the local listing and, when this coordinator remembers what the host's cache held, works out the delta
-    /// against that now — while the host starts up — to be used if the host confirms it still holds it.
-    func prepare(entries: [WorkspaceManifest.Entry], remembered: WorkspaceSyncMemory.Remembered?) throws {
+    /// Takes the local listing, and the manifest this coordinator remembers sending to the host's cache (if any):
+    /// used when the host confirms it still holds it. The comparison waits for that answer: when the host has no
+    /// copy (removed, cleaned), digesting every file beforehand would be wasted.
+    func prepare(entries: [WorkspaceManifest.Entry], remembered: WorkspaceSyncMemory.Remembered?) {
         local = entries
-        if let remembered { rememberedPlan = try delta(against: remembered.entries) }
+        self.remembered = remembered
     }
 
     /// The plan against `hostEntries`; `nil` means the host has no usable copy: everything goes.
@@ -188,9 +189,9 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                     adopt(try delta(against: nil))
                     phase = .reporting
                 } else if fields[1] == "same" {
-                    // Without a plan (the remembered manifest turned out damaged here) the copy is rebuilt.
-                    hostHadRememberedManifest = rememberedPlan != nil
-                    adopt(try rememberedPlan ?? delta(against: nil))
+                    // Without the remembered manifest (found damaged here) the copy is rebuilt.
+                    hostHadRememberedManifest = remembered != nil
+                    adopt(try delta(against: remembered?.entries))
                     phase = .reporting
                 } else if let size = Int(fields[1]) {
                     phase = .readingManifest(size)
