@@ -75,12 +75,15 @@ enum RemoteScript {
     ///    prints `pipe-lock-wait` on stderr every ~5 s, which keeps Pipe's stall timer from firing.
     /// 2. Prints `pipe-manifest same` when the copy's manifest is the one `$5` names (`$1/manifest.id` holds `$5`),
     ///    else `pipe-manifest <bytes>` and the manifest, or `pipe-manifest none` when there is no usable copy.
-    /// 3. Reads `pipe-sync full|delta <n>` and `n` paths to delete (one a line) from stdin, removes the manifest (the
-    ///    copy is dirty until the new one is in place), empties the tree for `full`, deletes the paths (refusing
-    ///    `.`, `..` and empty components), then extracts the rest of stdin — a tar of `tree/…` entries and
-    ///    `manifest.incoming.$3` — into the cache folder, printing `pipe-sha256 <hex>` of that archive.
-    /// 4. Moves the new manifest into place, writes `$3` to `$1/manifest.id`, prints `pipe-applied`, clones `tree` into `$2` with `cp -c -R -p`
-    ///    (APFS clones on a Mac; never hard links: a build may edit files in place) and prints `pipe-cloned`.
+    /// 3. Reads `pipe-sync full|delta|patch <n>` and `n` paths to delete (one a line) from stdin, moves the manifest
+    ///    aside (to `manifest.base` for `patch`, else removed: the copy is dirty until a new one is in place),
+    ///    empties the tree for `full`, deletes the paths (refusing `.`, `..` and empty components), then extracts
+    ///    the rest of stdin — a tar of `tree/…` entries and `manifest.incoming.$3` — into the cache folder, printing
+    ///    `pipe-sha256 <hex>` of that archive.
+    /// 4. Puts the new manifest in place — for `patch`, `manifest.base` with the incoming lines appended
+    ///    (`WorkspaceManifest.patch`) —, writes `$3` to `$1/manifest.id`, prints `pipe-applied`, clones `tree` into
+    ///    `$2` with `cp -c -R -p` (APFS clones on a Mac; never hard links: a build may edit files in place) and
+    ///    prints `pipe-cloned`.
     ///
     /// Exit 73: the run folder exists or cannot be made; 74: the cache cannot be changed; 75: the lock stayed taken;
     /// 2: a malformed request; else tar's status. The lock goes on every exit (a trap), and with a killed holder.
@@ -106,10 +109,11 @@ enum RemoteScript {
         + "else echo \"pipe-manifest $(wc -c <\"$c/manifest\")\"; cat \"$c/manifest\" || exit 74; fi; "
         + "else echo \"pipe-manifest none\"; fi; "
         + "IFS= read -r l || exit 0; "
-        + "case \"$l\" in \"pipe-sync full \"*) f=1 ;; \"pipe-sync delta \"*) f= ;; "
+        + "a=; case \"$l\" in \"pipe-sync full \"*) f=1 ;; \"pipe-sync delta \"*) f= ;; \"pipe-sync patch \"*) f= a=1 ;; "
         + "*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; k=${l##* }; "
         + "case \"$k\" in '' | *[!0-9]*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; "
-        + "rm -f \"$c/manifest\" \"$c/manifest.id\" \"$c\"/manifest.incoming.* || exit 74; "
+        + "rm -f \"$c/manifest.id\" \"$c/manifest.base\" \"$c\"/manifest.incoming.* || exit 74; "
+        + "if [ -n \"$a\" ]; then mv \"$c/manifest\" \"$c/manifest.base\" || exit 74; else rm -f \"$c/manifest\" || exit 74; fi; "
         + "if [ -n \"$f\" ]; then rm -rf \"$c/tree\" && mkdir \"$c/tree\" || exit 74; fi; "
         + "while [ \"$k\" -gt 0 ]; do IFS= read -r p || { echo \"pipe: the list of deletions ended early\" >&2; "
         + "exit 2; }; case \"/$p/\" in *\"/../\"* | *\"/./\"* | *\"//\"*) echo \"pipe: refusing to delete '$p'\" >&2; "
@@ -118,7 +122,9 @@ enum RemoteScript {
         + "| { tar -x -p -o -f - -C \"$c\"; s=$?; cat >/dev/null; exit \"$s\"; }; s=$?; "
         + "[ \"$s\" -eq 0 ] || exit \"$s\"; "
         + "[ -f \"$c/manifest.incoming.$t\" ] || { echo \"pipe: the archive carried no manifest\" >&2; exit 2; }; "
-        + "mv \"$c/manifest.incoming.$t\" \"$c/manifest\" && echo \"$t\" >\"$c/manifest.id\" || exit 74; "
+        + "if [ -n \"$a\" ]; then cat \"$c/manifest.incoming.$t\" >>\"$c/manifest.base\" "
+        + "&& mv \"$c/manifest.base\" \"$c/manifest\" && rm -f \"$c/manifest.incoming.$t\" || exit 74; "
+        + "else mv \"$c/manifest.incoming.$t\" \"$c/manifest\" || exit 74; fi; echo \"$t\" >\"$c/manifest.id\" || exit 74; "
         + "echo pipe-applied; "
         + "cp -c -R -p \"$c/tree\" \"$d\" || exit 74; echo pipe-cloned"
 }

@@ -118,7 +118,8 @@ extension SSHRemoteHost {
         }
         if let sent = sync.sentManifest {
             memory.remember(
-                token: token, manifest: sent.bytes, entries: sent.entries, for: target, folder: syncStateDirectory)
+                token: token, entries: sent.entries, patchLines: sent.patchLines, for: target,
+                folder: syncStateDirectory)
         }
         if sync.computedDigests > 0 || sync.kind == .full {
             memory.saveDigests(root: root.path, entries: sync.sentManifest?.entries ?? [], folder: syncStateDirectory)

@@ -13,6 +13,9 @@ import PipeBasics
 final class WorkspaceSync: CommandInput, CommandOutput {
     /// More deletions than this and the cache is rebuilt instead: the host reads the list one byte at a time.
     static let maximumDeletions = 5_000
+    /// A delta with at most this many deletions may patch the host's manifest rather than rewrite it (removing a
+    /// folder from a parsed manifest scans all of it).
+    static let maximumPatchDeletions = 64
 
     private let root: URL
     private var local: [WorkspaceManifest.Entry] = []
@@ -54,11 +57,15 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     /// Bytes of the tar archive sent so far.
     private(set) var archiveBytes: Int64 = 0
 
-    /// The manifest sent as the archive's last file, once made.
+    /// The manifest the host holds once the archive is applied, known once the archive's last file was made.
     final class ManifestHolder {
-        var bytes: [UInt8]?
+        var made = false
         var entries: [WorkspaceManifest.Entry] = []
+        /// Lines of patches in the host's file after this sync.
+        var patchLines = 0
     }
+    /// Lines of patches appended to the host's manifest file since it was last written whole.
+    private var hostPatchLines = 0
 
     private struct Plan {
         var isFull: Bool
@@ -77,9 +84,10 @@ final class WorkspaceSync: CommandInput, CommandOutput {
 
     var entryCount: Int { local.count }
 
-    /// The manifest the host now holds under this sync's token, once the archive was made.
-    var sentManifest: (bytes: [UInt8], entries: [WorkspaceManifest.Entry])? {
-        newManifest.bytes.map { ($0, newManifest.entries) }
+    /// The manifest the host now holds under this sync's token, once the archive was made, and how many lines of
+    /// patches its file has.
+    var sentManifest: (entries: [WorkspaceManifest.Entry], patchLines: Int)? {
+        newManifest.made ? (newManifest.entries, newManifest.patchLines) : nil
     }
 
     // MARK: - Deciding what to send
@@ -113,7 +121,13 @@ final class WorkspaceSync: CommandInput, CommandOutput {
         kind = plan.isFull ? .full : .delta
         sentEntries = plan.sends.count
         deletedPaths = plan.deletions.count
-        var lines = "pipe-sync \(plan.isFull ? "full" : "delta") \(plan.deletions.count)\n"
+        // A small delta appends its lines to the host's manifest instead of sending all of it again, until the
+        // patches grow to a quarter of the entries: then the whole manifest is written again.
+        let patchLines = hostPatchLines + plan.deletions.count + plan.sends.count + 1
+        let patches =
+            !plan.isFull && plan.deletions.count <= Self.maximumPatchDeletions
+            && patchLines <= max(256, local.count / 4)
+        var lines = "pipe-sync \(plan.isFull ? "full" : patches ? "patch" : "delta") \(plan.deletions.count)\n"
         for path in plan.deletions { lines += path + "\n" }
         request = Array(lines.utf8)
         let knownLocal = plan.isFull ? nil : local
@@ -124,9 +138,11 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 "manifest.incoming.\(token)",
                 { sent in
                     holder.entries = knownLocal ?? sent
-                    let bytes = WorkspaceManifest(entries: holder.entries).bytes
-                    holder.bytes = bytes
-                    return bytes
+                    holder.made = true
+                    holder.patchLines = patches ? patchLines : 0
+                    return patches
+                        ? WorkspaceManifest.patch(deletions: plan.deletions, sends: sent)
+                        : WorkspaceManifest(entries: holder.entries).bytes
                 }
             ))
     }
@@ -191,6 +207,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 } else if fields[1] == "same" {
                     // Without the remembered manifest (found damaged here) the copy is rebuilt.
                     hostHadRememberedManifest = remembered != nil
+                    hostPatchLines = remembered?.patchLines ?? 0
                     adopt(try delta(against: remembered?.entries))
                     phase = .reporting
                 } else if let size = Int(fields[1]) {
@@ -202,6 +219,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 guard received.count - offset >= size else { return }
                 let manifest = WorkspaceManifest(bytes: received[offset..<(offset + size)])
                 offset += size
+                hostPatchLines = manifest?.patchLines ?? 0
                 // A manifest Pipe cannot read (another version, damage) means rebuilding the copy, not failing.
                 adopt(try delta(against: manifest?.entries))
                 phase = .reporting

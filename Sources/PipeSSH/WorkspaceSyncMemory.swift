@@ -24,13 +24,15 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
     static let shared = WorkspaceSyncMemory(digests: .shared)
     /// Host caches kept in this process; beyond that the oldest goes (files stay).
     static let capacity = 32
-    private static let manifestHeader = "pipe-sync-memory 1"
+    private static let manifestHeader = "pipe-sync-memory 2"
     private static let digestsHeader = "pipe-sync-digests 1"
 
     /// A manifest sent to a host's cache and the token the host stored with it.
     struct Remembered {
         var token: String
         var entries: [WorkspaceManifest.Entry]
+        /// Lines of patches in the host's manifest file (`WorkspaceManifest.patch`).
+        var patchLines: Int
     }
 
     /// Where digests are kept in this process.
@@ -66,34 +68,35 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
         let file = [UInt8](data)
         guard let newline = file.firstIndex(of: 0x0a) else { return nil }
         let fields = String(decoding: file[..<newline], as: UTF8.self).split(separator: " ")
-        guard fields.count == 4, "\(fields[0]) \(fields[1])" == Self.manifestHeader else { return nil }
+        guard fields.count == 5, "\(fields[0]) \(fields[1])" == Self.manifestHeader, let patchLines = Int(fields[3])
+        else { return nil }
         let token = String(fields[2])
         return (
             token,
             {
                 let bytes = file[(newline + 1)...]
-                guard SHA256Digest.hex(of: Array(bytes)) == fields[3], let manifest = WorkspaceManifest(bytes: bytes)
+                guard SHA256Digest.hex(of: Array(bytes)) == fields[4], let manifest = WorkspaceManifest(bytes: bytes)
                 else { return nil }
-                let remembered = Remembered(token: token, entries: manifest.entries)
+                let remembered = Remembered(token: token, entries: manifest.entries, patchLines: patchLines)
                 self.keep(remembered, for: target)
                 return remembered
             }
         )
     }
 
-    /// Records what was sent to `target` (`bytes`: the manifest file the host now holds under `token`).
+    /// Records what `target` now holds under `token`: `entries`, in a file with `patchLines` lines of patches.
     func remember(
-        token: String, manifest bytes: [UInt8], entries: [WorkspaceManifest.Entry], for target: String,
-        folder: URL?
+        token: String, entries: [WorkspaceManifest.Entry], patchLines: Int, for target: String, folder: URL?
     ) {
         let kept = entries.map { entry in
             var kept = entry
             kept.stamp = nil
             return kept
         }
-        keep(Remembered(token: token, entries: kept), for: target)
+        keep(Remembered(token: token, entries: kept, patchLines: patchLines), for: target)
         guard let folder else { return }
-        var file = Array("\(Self.manifestHeader) \(token) \(SHA256Digest.hex(of: bytes))\n".utf8)
+        let bytes = WorkspaceManifest(entries: kept).bytes
+        var file = Array("\(Self.manifestHeader) \(token) \(patchLines) \(SHA256Digest.hex(of: bytes))\n".utf8)
         file += bytes
         Self.writeAtomically(file, to: manifestFile(target, in: folder))
     }

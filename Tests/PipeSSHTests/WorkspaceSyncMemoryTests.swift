@@ -61,15 +61,15 @@ final class WorkspaceSyncMemoryTests: XCTestCase {
             WorkspaceManifest.Entry(
                 path: "a/b", kind: .file, mode: 0o755, size: 3, digest: String(repeating: "d", count: 64)),
         ]
-        let bytes = WorkspaceManifest(entries: entries).bytes
         let target = "user@127.0.0.1:22\nwork\nrepo"
         WorkspaceSyncMemory(digests: .init(settleSeconds: 2)).remember(
-            token: "0123456789abcdef", manifest: bytes, entries: entries, for: target, folder: scratch.url)
+            token: "0123456789abcdef", entries: entries, patchLines: 7, for: target, folder: scratch.url)
 
         let recalled = try XCTUnwrap(
             WorkspaceSyncMemory(digests: .init(settleSeconds: 2)).recall(target, folder: scratch.url))
         XCTAssertEqual(recalled.token, "0123456789abcdef")
         XCTAssertEqual(recalled.manifest()?.entries, entries)
+        XCTAssertEqual(recalled.manifest()?.patchLines, 7)
         XCTAssertNil(WorkspaceSyncMemory(digests: .init(settleSeconds: 2)).recall("other", folder: scratch.url))
 
         let file = try XCTUnwrap(
