@@ -24,6 +24,10 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
     static let shared = WorkspaceSyncMemory(digests: .shared)
     /// Host caches kept in this process; beyond that the oldest goes (files stay).
     static let capacity = 32
+    /// Files kept in the state folder: digests of this many local folders (a `pipe run` checks out into a new folder
+    /// each time), manifests of this many host caches; the least recently written go first.
+    static let digestFilesKept = 16
+    static let manifestFilesKept = 256
     private static let manifestHeader = "pipe-sync-memory 2"
     private static let digestsHeader = "pipe-sync-digests 1"
 
@@ -99,6 +103,7 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
         var file = Array("\(Self.manifestHeader) \(token) \(patchLines) \(SHA256Digest.hex(of: bytes))\n".utf8)
         file += bytes
         Self.writeAtomically(file, to: manifestFile(target, in: folder))
+        Self.prune(folder, prefix: "manifest-", keeping: Self.manifestFilesKept)
     }
 
     /// Forgets `target` (its copy on the host cannot be trusted any more).
@@ -153,7 +158,10 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
             out.append(0x0a)
         }
         digests.remember(known, under: root)
-        if let folder { Self.writeAtomically(out, to: digestsFile(root, in: folder)) }
+        if let folder {
+            Self.writeAtomically(out, to: digestsFile(root, in: folder))
+            Self.prune(folder, prefix: "digests-", keeping: Self.digestFilesKept)
+        }
     }
 
     /// The stamps and digests of a digests file, by relative path; lines that do not parse are skipped.
@@ -210,6 +218,22 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
 
     private func digestsFile(_ root: String, in folder: URL) -> URL {
         folder.appendingPathComponent("digests-" + SHA256Digest.hex(of: Array(root.utf8)).prefix(32))
+    }
+
+    /// Removes the least recently written files named `prefix…` beyond the newest `kept`.
+    static func prune(_ folder: URL, prefix: String, keeping kept: Int) {
+        let manager = FileManager.default
+        guard
+            let names = try? manager.contentsOfDirectory(atPath: folder.path).filter({ $0.hasPrefix(prefix) }),
+            names.count > kept
+        else { return }
+        let dated = names.map { name -> (String, Date) in
+            let path = folder.appendingPathComponent(name).path
+            return (name, (try? manager.attributesOfItem(atPath: path)[.modificationDate] as? Date) ?? .distantPast)
+        }
+        for (name, _) in dated.sorted(by: { $0.1 > $1.1 }).dropFirst(kept) {
+            try? manager.removeItem(at: folder.appendingPathComponent(name))
+        }
     }
 
     /// Another process may read the file at any time: a temporary file renamed into place. Failures only cost speed.

@@ -47,6 +47,34 @@ final class WorkspaceSyncMemoryTests: XCTestCase {
         XCTAssertTrue(next.digests.table(for: "/work/other").isEmpty, "another folder knows nothing")
     }
 
+    func testOnlyTheNewestDigestFilesAreKept() throws {
+        let memory = WorkspaceSyncMemory(digests: WorkspaceDigestCache(settleSeconds: 2))
+        let entry = stamped("a.txt", inode: 1, digest: String(repeating: "e", count: 64))
+        let count = WorkspaceSyncMemory.digestFilesKept + 3
+        for index in 0..<count {
+            memory.saveDigests(root: "/checkouts/run-\(index)", entries: [entry], folder: scratch.url)
+            // Distinct modification times, oldest first.
+            let files = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+            for name in files {
+                let path = scratch.appending(name).path
+                if let date = try FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
+                    date > Date(timeIntervalSinceNow: -1)
+                {
+                    try FileManager.default.setAttributes(
+                        [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000 + Double(index))],
+                        ofItemAtPath: path)
+                }
+            }
+        }
+        let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+        XCTAssertEqual(left.count, WorkspaceSyncMemory.digestFilesKept)
+        let next = WorkspaceSyncMemory(digests: WorkspaceDigestCache(settleSeconds: 2))
+        next.loadDigests(root: "/checkouts/run-\(count - 1)", folder: scratch.url)
+        XCTAssertEqual(next.digests.table(for: "/checkouts/run-\(count - 1)").count, 1, "the newest is kept")
+        next.loadDigests(root: "/checkouts/run-0", folder: scratch.url)
+        XCTAssertTrue(next.digests.table(for: "/checkouts/run-0").isEmpty, "the oldest went")
+    }
+
     func testAFileStampedWithinTheSettleTimeIsNeitherKeptNorTrusted() {
         let cache = WorkspaceDigestCache(settleSeconds: 2)
         var entry = stamped("fresh.txt", inode: 1, digest: String(repeating: "c", count: 64))
