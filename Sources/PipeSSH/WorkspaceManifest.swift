@@ -81,7 +81,7 @@ struct WorkspaceManifest: Equatable {
     }
 
     /// Digits of `value` without making a `String` (10,000 entries: two numbers each).
-    private static func append(_ value: UInt64, radix: UInt64, to out: inout [UInt8]) {
+    static func append(_ value: UInt64, radix: UInt64, to out: inout [UInt8]) {
         var digits:
             (
                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,

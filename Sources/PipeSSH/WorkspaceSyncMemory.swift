@@ -144,12 +144,13 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
             guard let stamp = entry.stamp, stamp.isSettled(after: digests.settleSeconds) else { continue }
             known.append((entry.path, .init(stamp: stamp, digest: entry.digest)))
             guard folder != nil else { continue }
-            for number in [Int64(bitPattern: stamp.device), Int64(bitPattern: stamp.inode), stamp.size] {
-                out += String(number).utf8
-                out.append(0x20)
-            }
-            for number in [stamp.modified, stamp.changed] {
-                out += String(number).utf8
+            // Five numbers a file, written without making `String`s (10,000 files).
+            for number in [
+                Int64(bitPattern: stamp.device), Int64(bitPattern: stamp.inode), stamp.size, stamp.modified,
+                stamp.changed,
+            ] {
+                if number < 0 { out.append(0x2d) }
+                WorkspaceManifest.append(number.magnitude, radix: 10, to: &out)
                 out.append(0x20)
             }
             out += entry.digest.utf8
