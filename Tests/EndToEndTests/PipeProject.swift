@@ -52,6 +52,8 @@ final class PipeProject {
         var environment = ProcessInfo.processInfo.environment
         environment["CI"] = "true"
         environment.removeValue(forKey: "SIM_UDID")
+        // What workspace syncs remember stays with this project, not in the user's ~/.cache.
+        environment["PIPE_SYNC_STATE"] = url.appendingPathComponent(".pipe/sync-state").path
         for (key, value) in extra { environment[key] = value }
         return try CommandRunner.run(
             RepositoryPaths.pipeBinary, arguments, environment: environment, currentDirectory: url,
