@@ -147,28 +147,28 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         artifacts: [ArtifactRecord], summary: XcresultSummary?
     ) {
         var artifacts: [ArtifactRecord] = []
-        let exists = try? context.host.capture("test -d \(ShellQuote.quote(bundle.path))", timeoutSeconds: 30)
-        guard exists?.exit == .exited(0) else {
+        let summaryCommand = ShellQuote.join([
+            "xcrun", "xcresulttool", "get", "test-results", "summary", "--path", bundle.path,
+        ])
+        // The summary is read on the host while the bundle streams back: one wait, not three round trips.
+        let pulled = context.host.pullBack(
+            bundle.path, into: context.localArtifacts, cancellation: context.cancellation, alongside: summaryCommand,
+            commandTimeoutSeconds: 120)
+        if pulled.missing {
             evidence.append("no result bundle was written at \(bundle.path)")
             return ([], nil)
         }
-        do {
-            let transfer = try context.host.download(
-                bundle.path, into: context.localArtifacts, cancellation: context.cancellation)
+        switch pulled.transfer {
+        case .success(let transfer):
             artifacts.append(
                 ArtifactRecord(
                     kind: .resultBundle,
                     path: context.projectRelativePath(URL(fileURLWithPath: transfer.destination)),
                     bytes: transfer.bytes, sha256: transfer.sha256))
-        } catch {
+        case .failure(let error):
             evidence.append("the result bundle could not be brought back: \(error)")
         }
-        let summaryCommand = ShellQuote.join([
-            "xcrun", "xcresulttool", "get", "test-results", "summary", "--path", bundle.path,
-        ])
-        guard let output = try? context.host.capture(summaryCommand, timeoutSeconds: 120),
-            output.exit == .exited(0)
-        else {
+        guard case .success(let output)? = pulled.command, output.exit == .exited(0) else {
             evidence.append("xcresulttool could not read the result bundle's summary")
             return (artifacts, nil)
         }

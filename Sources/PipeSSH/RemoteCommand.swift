@@ -78,44 +78,103 @@ final class RemoteCommand {
         var idleDeadline = Deadline(secondsFromNow: idleSeconds)
         var quickRetries = 0
         while true {
-            var moved = false
-            if !inputEnded {
-                do {
-                    if inputAbandoned {
-                        inputEnded = try channel.sendEndOfInput()
-                    } else if let sent = try input.send(through: channel) {
-                        moved = sent > 0
-                    } else if try channel.sendEndOfInput() {
-                        inputEnded = true
-                        moved = true
-                    }
-                } catch let error as RemoteError where error.kind == .commandFailed {
-                    // The command closed its side without reading all its input: not an error of the command.
-                    inputEnded = true
-                }
-            }
-            moved = try output.flush() || moved
-            let (drained, ended) = try drainOutput(onAnnounced: onAnnounced)
-            moved = moved || drained
-            if ended, try channel.isClosedByHost() {
-                let held = announcement?.flush() ?? []
-                if !held.isEmpty { try held.withUnsafeBytes { try output.stderr($0) } }
-                return .exited(channel.exitStatus())
-            }
+            let (moved, exit) = try turn(onAnnounced: onAnnounced)
+            if let exit { return .exited(exit) }
             if moved { idleDeadline = Deadline(secondsFromNow: idleSeconds) }
             if stop() { return .stopped }
             if deadline.hasPassed || idleDeadline.hasPassed { return .timedOut }
             if moved { continue }
-            if channel.hasQueuedOutput && output.acceptsStdout && quickRetries < 2 {
+            if hasOutputToRead && quickRetries < 2 {
                 quickRetries += 1
                 continue
             }
             quickRetries = 0
-            var others = [input.waitDescriptor, output.waitDescriptor].compactMap { $0 }
+            var others = waitDescriptors
             let wait = min(deadline.remaining(cappedAt: 0.1), idleDeadline.remaining(cappedAt: 0.1))
             channel.session.waitForSocket(maxSeconds: wait, others: &others)
         }
     }
+
+    /// Drives `commands` (channels of one session) together until each has ended, one turn of each in turn, waiting
+    /// on the socket only when none moved: two commands cost one command's round trips. `limits` gives each its
+    /// deadline, idle limit and stop condition; one that passes them ends as `.timedOut` / `.stopped` (the caller
+    /// stops it) while the others go on.
+    static func runTogether(
+        _ commands: [RemoteCommand], limits: [(deadline: Deadline, idleSeconds: Double?, stop: () -> Bool)]
+    ) throws -> [Ending] {
+        var endings = [Ending?](repeating: nil, count: commands.count)
+        var idle = limits.map { Deadline(secondsFromNow: $0.idleSeconds) }
+        var quickRetries = 0
+        while endings.contains(where: { $0 == nil }) {
+            var anyMoved = false
+            for (index, command) in commands.enumerated() where endings[index] == nil {
+                let (moved, exit) = try command.turn(onAnnounced: { _ in })
+                if let exit {
+                    endings[index] = .exited(exit)
+                    anyMoved = true
+                    continue
+                }
+                if moved {
+                    anyMoved = true
+                    idle[index] = Deadline(secondsFromNow: limits[index].idleSeconds)
+                }
+                if limits[index].stop() {
+                    endings[index] = .stopped
+                } else if limits[index].deadline.hasPassed || idle[index].hasPassed {
+                    endings[index] = .timedOut
+                }
+            }
+            if anyMoved { continue }
+            let running = commands.indices.filter { endings[$0] == nil }
+            guard let first = running.first else { break }
+            if running.contains(where: { commands[$0].hasOutputToRead }) && quickRetries < 2 {
+                quickRetries += 1
+                continue
+            }
+            quickRetries = 0
+            var others = running.flatMap { commands[$0].waitDescriptors }
+            let wait =
+                running.map { min(limits[$0].deadline.remaining(cappedAt: 0.1), idle[$0].remaining(cappedAt: 0.1)) }
+                .min() ?? 0.1
+            commands[first].channel.session.waitForSocket(maxSeconds: wait, others: &others)
+        }
+        return endings.map { $0 ?? .timedOut }
+    }
+
+    /// One step: sends what input it can, reads what output is there. Returns whether anything moved, and the exit
+    /// once the host has closed the channel.
+    private func turn(onAnnounced: (Int32) -> Void) throws -> (moved: Bool, exit: RemoteExit?) {
+        var moved = false
+        if !inputEnded {
+            do {
+                if inputAbandoned {
+                    inputEnded = try channel.sendEndOfInput()
+                } else if let sent = try input.send(through: channel) {
+                    moved = sent > 0
+                } else if try channel.sendEndOfInput() {
+                    inputEnded = true
+                    moved = true
+                }
+            } catch let error as RemoteError where error.kind == .commandFailed {
+                // The command closed its side without reading all its input: not an error of the command.
+                inputEnded = true
+            }
+        }
+        moved = try output.flush() || moved
+        let (drained, ended) = try drainOutput(onAnnounced: onAnnounced)
+        moved = moved || drained
+        if ended, try channel.isClosedByHost() {
+            let held = announcement?.flush() ?? []
+            if !held.isEmpty { try held.withUnsafeBytes { try output.stderr($0) } }
+            return (true, channel.exitStatus())
+        }
+        return (moved, nil)
+    }
+
+    /// Output libssh2 already holds for this channel, which the socket will not signal.
+    private var hasOutputToRead: Bool { channel.hasQueuedOutput && output.acceptsStdout }
+
+    private var waitDescriptors: [pollfd] { [input.waitDescriptor, output.waitDescriptor].compactMap { $0 } }
 
     /// Reads both streams until both would block. Returns whether anything arrived, and whether both have ended.
     ///

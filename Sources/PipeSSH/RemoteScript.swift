@@ -50,39 +50,49 @@ enum RemoteScript {
         + "{ tee /dev/fd/3 | { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\"; } >&4; } 3>&1 "
         + "| { tar -xf - -C \"$1\"; s=$?; cat >/dev/null; exit \"$s\"; }"
 
-    /// Writes a tar stream of `$2` (inside folder `$1`) on stdout, and on stderr the lines `pipe-tar-status <n>`,
-    /// `pipe-sha256 <hex>` and `pipe-bytes <n>` of that very stream (or `pipe-missing` when `$1/$2` does not exist).
+    /// Writes a tar stream of `$2` (inside folder `$1`) on stdout, and on stderr the lines `pipe-tar-status <n>` and
+    /// `pipe-sha256 <hex>` of that very stream (or `pipe-missing` when `$1/$2` does not exist). The digest covers
+    /// every byte, so it checks the stream's length as well; Pipe counts the bytes it receives.
     ///
-    /// fd 3 is a pipe into `cat` rather than the channel itself: Linux cannot reopen a socket through `/dev/fd`.
+    /// Three processes: `tar`, one `tee` writing the stream to the channel (`/dev/fd/3`, a copy of stdout) and
+    /// `openssl`. Linux cannot reopen a socket through `/dev/fd` (an sshd that gives commands a socket rather than a
+    /// pipe): then `tee` writes into a pipe to `cat` instead, one process and one copy more.
     static let archiveDownload =
-        "[ -e \"$1/$2\" ] || [ -L \"$1/$2\" ] || { echo pipe-missing >&2; exit 66; }; exec 5>&2; "
-        + "{ { tar -cf - -C \"$1\" \"./$2\"; echo \"pipe-tar-status $?\" >&5; } | tee /dev/fd/3 "
-        + "| { tee /dev/fd/4 | { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\"; } >&5; } 4>&1 "
-        + "| { echo \"pipe-bytes $(wc -c)\"; } >&5; } 3>&1 | cat"
+        "[ -e \"$1/$2\" ] || [ -L \"$1/$2\" ] || { echo pipe-missing >&2; exit 66; }; exec 3>&1; "
+        + "if { : >/dev/fd/3; } 2>/dev/null; then "
+        + "{ tar -cf - -C \"$1\" \"./$2\"; echo \"pipe-tar-status $?\" >&2; } | tee /dev/fd/3 "
+        + "| { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\" >&2; }; else "
+        + "{ { tar -cf - -C \"$1\" \"./$2\"; echo \"pipe-tar-status $?\" >&2; } | tee /dev/fd/4 "
+        + "| { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\" >&2; }; } 4>&1 | cat; fi"
 
     /// Brings the cached copy of a workspace up to date and clones it into a run folder. `$1`: the cache folder
     /// (`<work dir>/cache/<key>`); `$2`: the run folder to create (must not exist, an empty folder excepted); `$3`: a
-    /// token naming this sync's manifest file; `$4`: how many 50 ms turns to wait for the cache's lock.
+    /// token naming this sync's manifest file; `$4`: how many 50 ms turns to wait for the cache's lock; `$5`: the token
+    /// of the manifest this coordinator remembers sending there (`WorkspaceSyncMemory`), or `-`.
     ///
     /// 1. Takes the cache's lock: `mkdir` of `$1/lock` is atomic on every filesystem; the holder's pid goes in it,
     ///    so a lock whose holder died is broken (under `$1/lock.break`, so only one waiter breaks it). Waiting
     ///    prints `pipe-lock-wait` on stderr every ~5 s, which keeps Pipe's stall timer from firing.
-    /// 2. Prints `pipe-manifest <bytes>` and the manifest, or `pipe-manifest none` when there is no usable copy.
-    /// 3. Reads `pipe-sync full|delta <n>` and `n` paths to delete (one a line) from stdin, removes the manifest (the
-    ///    copy is dirty until the new one is in place), empties the tree for `full`, deletes the paths (refusing
-    ///    `.`, `..` and empty components), then extracts the rest of stdin — a tar of `tree/…` entries and
-    ///    `manifest.incoming.$3` — into the cache folder, printing `pipe-sha256 <hex>` of that archive.
-    /// 4. Moves the new manifest into place, prints `pipe-applied`, clones `tree` into `$2` with `cp -c -R -p`
-    ///    (APFS clones on a Mac; never hard links: a build may edit files in place) and prints `pipe-cloned`.
+    /// 2. Prints `pipe-manifest same` when the copy's manifest is the one `$5` names (`$1/manifest.id` holds `$5`),
+    ///    else `pipe-manifest <bytes>` and the manifest, or `pipe-manifest none` when there is no usable copy.
+    /// 3. Reads `pipe-sync full|delta|patch <n>` and `n` paths to delete (one a line) from stdin, moves the manifest
+    ///    aside (to `manifest.base` for `patch`, else removed: the copy is dirty until a new one is in place),
+    ///    empties the tree for `full`, deletes the paths (refusing `.`, `..` and empty components), then extracts
+    ///    the rest of stdin — a tar of `tree/…` entries and `manifest.incoming.$3` — into the cache folder, printing
+    ///    `pipe-sha256 <hex>` of that archive.
+    /// 4. Puts the new manifest in place — for `patch`, `manifest.base` with the incoming lines appended
+    ///    (`WorkspaceManifest.patch`) —, writes `$3` to `$1/manifest.id`, prints `pipe-applied`, clones `tree` into
+    ///    `$2` with `cp -c -R -p` (APFS clones on a Mac; never hard links: a build may edit files in place) and
+    ///    prints `pipe-cloned`.
     ///
     /// Exit 73: the run folder exists or cannot be made; 74: the cache cannot be changed; 75: the lock stayed taken;
     /// 2: a malformed request; else tar's status. The lock goes on every exit (a trap), and with a killed holder.
     static let syncWorkspace =
-        "c=$1; d=$2; t=$3; n=$4; "
+        "c=$1; d=$2; t=$3; n=$4; m=$5; "
         + "if [ -e \"$d\" ] || [ -L \"$d\" ]; then rmdir \"$d\" 2>/dev/null || { echo \"pipe: $d already exists "
         + "on the host; a run folder is always new\" >&2; exit 73; }; fi; "
-        + "p=${d%/*}; if [ -n \"$p\" ] && [ \"$p\" != \"$d\" ]; then mkdir -p \"$p\" || exit 73; fi; "
-        + "mkdir -p \"$c\" || exit 74; i=0; e=0; "
+        + "p=${d%/*}; [ -n \"$p\" ] && [ \"$p\" != \"$d\" ] || p=.; "
+        + "mkdir -p \"$p\" \"$c\" 2>/dev/null || { mkdir -p \"$p\" || exit 73; mkdir -p \"$c\" || exit 74; }; i=0; e=0; "
         + "until mkdir \"$c/lock\" 2>/dev/null; do h=$(cat \"$c/lock/pid\" 2>/dev/null); "
         + "if [ -n \"$h\" ]; then e=0; else e=$((e+1)); fi; "
         + "if { [ -n \"$h\" ] && ! kill -0 \"$h\" 2>/dev/null; } || [ \"$e\" -gt 100 ]; then "
@@ -93,13 +103,17 @@ enum RemoteScript {
         + "${h:-?}; if no sync is running there, remove $c/lock\" >&2; exit 75; }; sleep 0.05; done; "
         + "echo $$ >\"$c/lock/pid\"; trap 'rm -rf \"$c/lock\"' EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; "
         + "trap 'exit 143' TERM; "
-        + "if [ -f \"$c/manifest\" ] && [ -d \"$c/tree\" ]; then echo \"pipe-manifest $(wc -c <\"$c/manifest\")\"; "
-        + "cat \"$c/manifest\" || exit 74; else echo \"pipe-manifest none\"; fi; "
+        + "if [ -f \"$c/manifest\" ] && [ -d \"$c/tree\" ]; then i=; "
+        + "[ \"$m\" = - ] || [ ! -f \"$c/manifest.id\" ] || IFS= read -r i <\"$c/manifest.id\" || i=; "
+        + "if [ -n \"$i\" ] && [ \"$i\" = \"$m\" ]; then echo \"pipe-manifest same\"; "
+        + "else echo \"pipe-manifest $(wc -c <\"$c/manifest\")\"; cat \"$c/manifest\" || exit 74; fi; "
+        + "else echo \"pipe-manifest none\"; fi; "
         + "IFS= read -r l || exit 0; "
-        + "case \"$l\" in \"pipe-sync full \"*) f=1 ;; \"pipe-sync delta \"*) f= ;; "
+        + "a=; case \"$l\" in \"pipe-sync full \"*) f=1 ;; \"pipe-sync delta \"*) f= ;; \"pipe-sync patch \"*) f= a=1 ;; "
         + "*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; k=${l##* }; "
         + "case \"$k\" in '' | *[!0-9]*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; "
-        + "rm -f \"$c/manifest\" \"$c\"/manifest.incoming.* || exit 74; "
+        + "rm -f \"$c/manifest.id\" \"$c/manifest.base\" \"$c\"/manifest.incoming.* || exit 74; "
+        + "if [ -n \"$a\" ]; then mv \"$c/manifest\" \"$c/manifest.base\" || exit 74; else rm -f \"$c/manifest\" || exit 74; fi; "
         + "if [ -n \"$f\" ]; then rm -rf \"$c/tree\" && mkdir \"$c/tree\" || exit 74; fi; "
         + "while [ \"$k\" -gt 0 ]; do IFS= read -r p || { echo \"pipe: the list of deletions ended early\" >&2; "
         + "exit 2; }; case \"/$p/\" in *\"/../\"* | *\"/./\"* | *\"//\"*) echo \"pipe: refusing to delete '$p'\" >&2; "
@@ -108,6 +122,9 @@ enum RemoteScript {
         + "| { tar -x -p -o -f - -C \"$c\"; s=$?; cat >/dev/null; exit \"$s\"; }; s=$?; "
         + "[ \"$s\" -eq 0 ] || exit \"$s\"; "
         + "[ -f \"$c/manifest.incoming.$t\" ] || { echo \"pipe: the archive carried no manifest\" >&2; exit 2; }; "
-        + "mv \"$c/manifest.incoming.$t\" \"$c/manifest\" || exit 74; echo pipe-applied; "
+        + "if [ -n \"$a\" ]; then cat \"$c/manifest.incoming.$t\" >>\"$c/manifest.base\" "
+        + "&& mv \"$c/manifest.base\" \"$c/manifest\" && rm -f \"$c/manifest.incoming.$t\" || exit 74; "
+        + "else mv \"$c/manifest.incoming.$t\" \"$c/manifest\" || exit 74; fi; echo \"$t\" >\"$c/manifest.id\" || exit 74; "
+        + "echo pipe-applied; "
         + "cp -c -R -p \"$c/tree\" \"$d\" || exit 74; echo pipe-cloned"
 }

@@ -71,7 +71,7 @@ extension SSHRemoteHost {
 
     /// Downloads a remote file or folder (relative paths are relative to the login's home) into `localParent` as a
     /// tar stream. It is extracted into a hidden temporary folder inside `localParent`, checked against the host's
-    /// byte count and SHA-256 of the stream, and only then renamed to its own name: an interrupted or damaged
+    /// SHA-256 of the stream (which covers its length), and only then renamed to its own name: an interrupted or damaged
     /// transfer never leaves something that looks whole. Memory stays flat (at most ~1 MiB waits for the local tar).
     ///
     /// - Throws: `RemoteError` `.transferCorrupt` on a digest or size mismatch or on cancellation,
@@ -81,6 +81,40 @@ extension SSHRemoteHost {
     public func download(_ remotePath: String, into localParent: URL, cancellation: CancellationToken) throws
         -> TransferSummary
     {
+        var missing = false
+        var beside: Result<CapturedOutput, Error>?
+        return try download(
+            remotePath, into: localParent, cancellation: cancellation, alongside: nil, missing: &missing,
+            beside: &beside)
+    }
+
+    /// `download`, with `command` run on a second channel of the same session while the stream arrives (one loop
+    /// drives both, so the command's start, run and end overlap the transfer instead of following it), and without
+    /// the separate check that the item exists: the download's own `pipe-missing` answer says so.
+    public func pullBack(
+        _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
+        commandTimeoutSeconds: Double
+    ) -> PullBackResult {
+        var missing = false
+        var beside: Result<CapturedOutput, Error>?
+        let side = command.map { (line: $0, timeoutSeconds: commandTimeoutSeconds) }
+        let transfer = Result {
+            try download(
+                remotePath, into: localParent, cancellation: cancellation, alongside: side, missing: &missing,
+                beside: &beside)
+        }
+        if beside == nil, let command {
+            // The download stopped before the command could run beside it.
+            beside = Result { try capture(command, stdin: nil, timeoutSeconds: commandTimeoutSeconds) }
+        }
+        return PullBackResult(transfer: transfer, missing: missing, command: beside)
+    }
+
+    private func download(
+        _ remotePath: String, into localParent: URL, cancellation: CancellationToken,
+        alongside side: (line: String, timeoutSeconds: Double)?, missing: inout Bool,
+        beside: inout Result<CapturedOutput, Error>?
+    ) throws -> TransferSummary {
         let started = MonotonicClock.seconds()
         let (remoteParent, itemName) = try Self.split(remotePath, host: name)
         let destination = localParent.appendingPathComponent(itemName)
@@ -112,10 +146,36 @@ extension SSHRemoteHost {
             line, on: session, inOwnProcessGroup: true, input: DataInput(nil), output: output,
             deadline: Deadline(secondsFromNow: Self.startSeconds))
         defer { remote.close() }
+        let sideOutput = CollectedOutput()
+        let sideDeadline = Deadline(secondsFromNow: side?.timeoutSeconds)
+        let sideRemote = try side.map {
+            try RemoteCommand(
+                $0.line, on: session, inOwnProcessGroup: true, input: DataInput(nil), output: sideOutput,
+                deadline: sideDeadline.earlier(Deadline(secondsFromNow: Self.startSeconds)))
+        }
+        defer { sideRemote?.close() }
         let ending: RemoteCommand.Ending
         do {
-            ending = try remote.run(
-                deadline: .never, idleSeconds: transferStallSeconds, stop: { cancellation.isCancelled })
+            if let sideRemote {
+                let endings = try RemoteCommand.runTogether(
+                    [remote, sideRemote],
+                    limits: [
+                        (.never, transferStallSeconds, { cancellation.isCancelled }), (sideDeadline, nil, { false }),
+                    ])
+                ending = endings[0]
+                beside = Result {
+                    guard case .exited(let exit) = endings[1] else {
+                        try stop(sideRemote)
+                        return CapturedOutput(
+                            stdout: sideOutput.stdoutData, stderr: sideOutput.stderrData, exit: .timedOut)
+                    }
+                    try requireAnnouncement(sideRemote, exit: exit, stderr: sideOutput.stderrData)
+                    return CapturedOutput(stdout: sideOutput.stdoutData, stderr: sideOutput.stderrData, exit: exit)
+                }
+            } else {
+                ending = try remote.run(
+                    deadline: .never, idleSeconds: transferStallSeconds, stop: { cancellation.isCancelled })
+            }
         } catch let failure as LocalTarFailure {
             let local = tar.finish(waitingAtMost: 5)
             try? stopQuietly(remote)
@@ -141,6 +201,7 @@ extension SSHRemoteHost {
 
         let report = String(decoding: output.errorText, as: UTF8.self)
         if report.split(separator: "\n").contains("pipe-missing") {
+            missing = true
             throw RemoteError(.commandFailed, host: name, "\(what) failed: \(remotePath) does not exist on the host")
         }
         let flushed = try output.flushAll(until: Deadline(secondsFromNow: transferStallSeconds))
@@ -154,14 +215,14 @@ extension SSHRemoteHost {
                     + (hostMessages.isEmpty ? "no message" : hostMessages) + "; nothing was kept")
         }
         let expectedDigest = Self.field("pipe-sha256", in: report)
-        let expectedBytes = Self.field("pipe-bytes", in: report).flatMap { Int64($0) }
         let digest = output.finalDigest()
-        guard expectedDigest == digest, expectedBytes == output.byteCount else {
+        // The host's digest covers every byte of the stream: equal digests mean equal length too.
+        guard expectedDigest == digest else {
             throw RemoteError(
                 .transferCorrupt, host: name,
-                "\(what) arrived damaged: the host sent \(expectedBytes.map(String.init) ?? "?") bytes with SHA-256 "
-                    + "\(expectedDigest ?? "missing"), Pipe received \(output.byteCount) bytes with SHA-256 \(digest); "
-                    + "the partial copy was removed: download it again")
+                "\(what) arrived damaged: the host sent a stream with SHA-256 \(expectedDigest ?? "missing"), Pipe "
+                    + "received \(output.byteCount) bytes with SHA-256 \(digest); the partial copy was removed: "
+                    + "download it again")
         }
         guard flushed, local.status == 0 else {
             throw RemoteError(

@@ -40,23 +40,45 @@ extension SSHRemoteHost {
             throw RemoteError(.commandFailed, host: name, "cannot sync \(directory.path): it is not a folder")
         }
         let root = directory.resolvingSymlinksInPath()
-        let entries: [WorkspaceManifest.Entry]
-        do {
-            entries = try WorkspaceScanner.entries(under: root)
-        } catch let failure as WorkspaceScanner.Failure {
-            throw RemoteError(.commandFailed, host: name, "\(what) cannot start: \(failure.message)")
-        }
-        let listed = MonotonicClock.seconds()
         let cacheFolder = Self.cacheFolder(workDirectory: session.host.workDirectory, key: cacheKey)
+        let target = WorkspaceSyncMemory.target(host: session.host, cacheKey: cacheKey)
+        let memory = syncMemory
+        let recalled = memory.recall(target, folder: syncStateDirectory)
+        // What this coordinator remembers is read on another thread while this one starts the command and lists.
+        let loading = DispatchGroup()
+        let loaded = RememberedBox()
+        let stateDirectory = syncStateDirectory
+        DispatchQueue.global().async(group: loading) {
+            loaded.value = recalled?.manifest()
+            memory.loadDigests(root: root.path, folder: stateDirectory)
+        }
         let token = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
-        let sync = WorkspaceSync(root: root, entries: entries, token: token)
+        let sync = WorkspaceSync(root: root, token: token, digestCache: memory.digests)
         let line = RemoteScript.commandLine(
             script: RemoteScript.syncWorkspace, name: "pipe-sync",
-            arguments: [cacheFolder, remoteDirectory, token, String(Self.cacheLockTurns)])
+            arguments: [
+                cacheFolder, remoteDirectory, token, String(Self.cacheLockTurns), recalled?.token ?? "-",
+            ])
+        // The command starts first: the host takes the lock and reads its manifest while this side lists (and,
+        // with a remembered manifest, digests and compares) the workspace.
         let remote = try RemoteCommand(
             line, on: session, inOwnProcessGroup: true, input: sync, output: sync,
             deadline: Deadline(secondsFromNow: Self.startSeconds))
-        defer { remote.close() }
+        defer {
+            remote.close()
+            loading.wait()
+        }
+        let listing = MonotonicClock.seconds()
+        let listed: Double
+        do {
+            let entries = try WorkspaceScanner.entries(under: root)
+            listed = MonotonicClock.seconds()
+            loading.wait()
+            sync.prepare(entries: entries, remembered: loaded.value)
+        } catch let failure as WorkspaceScanner.Failure {
+            try? stopQuietly(remote)
+            throw RemoteError(.commandFailed, host: name, "\(what) cannot start: \(failure.message)")
+        }
         let ending: RemoteCommand.Ending
         do {
             ending = try remote.run(deadline: .never, idleSeconds: transferStallSeconds)
@@ -84,12 +106,23 @@ extension SSHRemoteHost {
         let sent = sync.archiveDigest()
         guard sync.hostDigest == sent else {
             // The copy may hold damaged files under a manifest that vouches for them: make the next sync rebuild it.
-            _ = try? capture(ShellQuote.join(["rm", "-f", cacheFolder + "/manifest"]), stdin: nil, timeoutSeconds: 30)
+            memory.forget(target, folder: syncStateDirectory)
+            _ = try? capture(
+                ShellQuote.join(["rm", "-f", cacheFolder + "/manifest", cacheFolder + "/manifest.id"]), stdin: nil,
+                timeoutSeconds: 30)
             throw RemoteError(
                 .transferCorrupt, host: name,
                 "\(what) arrived damaged: the host's SHA-256 of the archive is \(sync.hostDigest ?? "missing") but "
                     + "\(sync.archiveBytes) bytes with SHA-256 \(sent) were sent; the host's cached copy will be "
                     + "rebuilt on the next sync, and \(remoteDirectory) cannot be trusted")
+        }
+        if let sent = sync.sentManifest {
+            memory.remember(
+                token: token, entries: sent.entries, patchLines: sent.patchLines, for: target,
+                folder: syncStateDirectory)
+        }
+        if sync.computedDigests > 0 || sync.kind == .full {
+            memory.saveDigests(root: root.path, entries: sync.sentManifest?.entries ?? [], folder: syncStateDirectory)
         }
         let finished = MonotonicClock.seconds()
         return WorkspaceSyncReport(
@@ -97,8 +130,22 @@ extension SSHRemoteHost {
             transfer: TransferSummary(
                 bytes: sync.archiveBytes, sha256: sent, seconds: finished - started, destination: remoteDirectory),
             entries: sync.entryCount, entriesSent: sync.sentEntries, pathsDeleted: sync.deletedPaths,
-            listSeconds: listed - started, digestSeconds: sync.digestSeconds,
-            cloneSeconds: clonedAt - (sync.appliedAt ?? clonedAt))
+            listSeconds: listed - listing, digestSeconds: sync.digestSeconds,
+            cloneSeconds: clonedAt - (sync.appliedAt ?? clonedAt),
+            hostSentManifest: !sync.hostHadRememberedManifest, filesDigested: sync.computedDigests)
+    }
+
+    /// Where a coordinator keeps `syncStateDirectory` unless told otherwise: `$PIPE_SYNC_STATE` (empty: in the
+    /// process only), else `$XDG_CACHE_HOME/pipe/workspace-sync`, else `~/.cache/pipe/workspace-sync`.
+    public static func defaultSyncStateDirectory(environment: [String: String]) -> URL? {
+        if let chosen = environment["PIPE_SYNC_STATE"] {
+            return chosen.isEmpty ? nil : URL(fileURLWithPath: chosen)
+        }
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+            return URL(fileURLWithPath: cache).appendingPathComponent("pipe/workspace-sync")
+        }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return URL(fileURLWithPath: home).appendingPathComponent(".cache/pipe/workspace-sync")
     }
 
     /// The cache folder for `key` under the host's work folder (relative paths start in the login's home).
@@ -116,4 +163,9 @@ extension SSHRemoteHost {
                     || "._-".unicodeScalars.contains($0)
             }
     }
+}
+
+/// The manifest read on another thread.
+private final class RememberedBox: @unchecked Sendable {
+    var value: WorkspaceSyncMemory.Remembered?
 }

@@ -14,6 +14,11 @@ public final class SSHRemoteHost: RemoteHost {
     public var terminationGraceSeconds: Double
     /// A transfer that moves no byte for this long is abandoned.
     public var transferStallSeconds: Double
+    /// Where workspace syncs keep what this coordinator remembers between processes (`WorkspaceSyncMemory`: the
+    /// manifest last sent to each host cache, the digests of local files); `nil` keeps it in this process only.
+    public var syncStateDirectory: URL?
+    /// What workspace syncs remember in this process (tests give a host its own, as another coordinator's).
+    var syncMemory = WorkspaceSyncMemory.shared
     /// Seconds allowed to open a channel and start a command.
     static let startSeconds: Double = 30
     /// Seconds a stopped command gets to announce its process group, and to end after its group was killed.
@@ -134,7 +139,7 @@ public final class SSHRemoteHost: RemoteHost {
     }
 
     /// Kills a stopped command's process group and collects what it printed until it ended.
-    private func stop(_ remote: RemoteCommand) throws {
+    func stop(_ remote: RemoteCommand) throws {
         remote.abandonInput()
         if remote.processGroup == nil {
             // The announcement is the wrapper's first output: it is normally a few milliseconds away.
@@ -154,7 +159,7 @@ public final class SSHRemoteHost: RemoteHost {
     /// A command that ended without announcing its process group never ran: `RemoteScript.groupLeader` refused, or
     /// `/bin/sh` could not start.
     /// `stderr` is `nil` when it went to a callback already.
-    private func requireAnnouncement(_ remote: RemoteCommand, exit: RemoteExit, stderr: Data?) throws {
+    func requireAnnouncement(_ remote: RemoteCommand, exit: RemoteExit, stderr: Data?) throws {
         guard remote.processGroup == nil else { return }
         guard let stderr else {
             throw RemoteError(

@@ -8,31 +8,52 @@ struct WorkspaceDelta: Equatable {
     var sends: [WorkspaceManifest.Entry]
 
     init(from old: [WorkspaceManifest.Entry], to new: [WorkspaceManifest.Entry]) {
-        var newByPath = [String: WorkspaceManifest.Entry](minimumCapacity: new.count)
-        for entry in new { newByPath[entry.path] = entry }
-        var oldByPath = [String: WorkspaceManifest.Entry](minimumCapacity: old.count)
+        // One dictionary of positions: 10,000 entries hashed once each way, nothing copied.
+        var oldIndex = [String: Int](minimumCapacity: old.count)
+        for (index, entry) in old.enumerated() { oldIndex[entry.path] = index }
+        var newForOld = [Int](repeating: -1, count: old.count)
+        var oldForNew = [Int](repeating: -1, count: new.count)
+        for (index, entry) in new.enumerated() {
+            if let previous = oldIndex[entry.path] {
+                newForOld[previous] = index
+                oldForNew[index] = previous
+            }
+        }
         var deletedFolders = Set<String>()
+        var deleted = [Bool](repeating: false, count: old.count)
         var deletions = [String]()
-        for entry in old {
-            oldByPath[entry.path] = entry
-            if Self.isInside(entry.path, anyOf: deletedFolders) { continue }
-            let replacement = newByPath[entry.path]
-            // A link is replaced by deleting it first: tar implementations differ on writing over an existing link.
-            let stays =
-                replacement.map { $0.kind == entry.kind && (entry.kind != .symlink || $0.digest == entry.digest) }
-                ?? false
-            if !stays {
-                deletions.append(entry.path)
-                if entry.kind == .directory { deletedFolders.insert(entry.path) }
+        var sends = [WorkspaceManifest.Entry]()
+        // Through buffer pointers: a subscript of an array of entries copies the entry (its strings retained).
+        old.withUnsafeBufferPointer { old in
+            new.withUnsafeBufferPointer { new in
+                for index in old.indices {
+                    if Self.isInside(old[index].path, anyOf: deletedFolders) {
+                        deleted[index] = true
+                        continue
+                    }
+                    let replacement = newForOld[index]
+                    // A link is replaced by deleting it first: tar implementations differ on writing over a link.
+                    let stays =
+                        replacement >= 0 && new[replacement].kind == old[index].kind
+                        && (old[index].kind != .symlink || new[replacement].digest == old[index].digest)
+                    if !stays {
+                        deletions.append(old[index].path)
+                        deleted[index] = true
+                        if old[index].kind == .directory { deletedFolders.insert(old[index].path) }
+                    }
+                }
+                for index in new.indices {
+                    let previous = oldForNew[index]
+                    if previous < 0 || deleted[previous] || Self.isInside(new[index].path, anyOf: deletedFolders)
+                        || !old[previous].sameContent(as: new[index])
+                    {
+                        sends.append(new[index])
+                    }
+                }
             }
         }
         self.deletions = deletions
-        let deleted = Set(deletions)
-        sends = new.filter { entry in
-            if deleted.contains(entry.path) || Self.isInside(entry.path, anyOf: deletedFolders) { return true }
-            guard let previous = oldByPath[entry.path] else { return true }
-            return !previous.sameContent(as: entry)
-        }
+        self.sends = sends
     }
 
     private static func isInside(_ path: String, anyOf folders: Set<String>) -> Bool {

@@ -8,6 +8,8 @@ import Foundation
 /// children: not sorted otherwise). Paths are relative, `/`-separated, never `.` or `..`; a backslash or a newline in a name is escaped.
 struct WorkspaceManifest: Equatable {
     static let header = "pipe-workspace-manifest 1"
+    /// Starts the lines a delta sync appends to the host's manifest instead of rewriting it (`patch`).
+    static let patchMarker = "pipe-workspace-manifest-patch"
 
     enum Kind: Character {
         case directory = "d"
@@ -35,26 +37,70 @@ struct WorkspaceManifest: Equatable {
 
     /// A folder before what is in it.
     var entries: [Entry]
+    /// Lines of patches the text it was read from had (0 when written whole).
+    var patchLines = 0
 
     var bytes: [UInt8] {
-        var out = Array(Self.header.utf8) + [0x0a]
-        out.reserveCapacity(entries.count * 120)
-        for entry in entries {
-            out.append(UInt8(entry.kind.rawValue.asciiValue ?? 0x3f))
-            out.append(0x20)
-            out += String(entry.mode, radix: 8).utf8
-            out.append(0x20)
-            out += String(entry.size).utf8
-            out.append(0x20)
-            out += entry.digest.utf8
-            out.append(0x20)
-            out += Self.escape(entry.path).utf8
-            out.append(0x0a)
-        }
+        var out = [UInt8]()
+        out.reserveCapacity(Self.header.utf8.count + 1 + entries.count * 120)
+        out += Self.header.utf8
+        out.append(0x0a)
+        for entry in entries { Self.appendLine(entry, to: &out) }
         return out
     }
 
-    /// Reads a manifest written by `text`; `nil` when it is not one (an old version, a damaged file): the host's
+    /// What turns a manifest into another when appended to it: after `patchMarker`, a line `x 0 0 - <path>` for each
+    /// path removed (with everything under it), then the lines of the entries added or changed. A delta sync sends
+    /// this instead of the whole manifest (1.2 MB for 10,000 files); the host appends it.
+    static func patch(deletions: [String], sends: [Entry]) -> [UInt8] {
+        var out = Array(patchMarker.utf8) + [0x0a]
+        for path in deletions {
+            out += "x 0 0 - ".utf8
+            out += escape(path).utf8
+            out.append(0x0a)
+        }
+        for entry in sends { appendLine(entry, to: &out) }
+        return out
+    }
+
+    private static func appendLine(_ entry: Entry, to out: inout [UInt8]) {
+        out.append(UInt8(entry.kind.rawValue.asciiValue ?? 0x3f))
+        out.append(0x20)
+        append(UInt64(entry.mode), radix: 8, to: &out)
+        out.append(0x20)
+        append(UInt64(max(0, entry.size)), radix: 10, to: &out)
+        out.append(0x20)
+        out += entry.digest.utf8
+        out.append(0x20)
+        if entry.path.utf8.contains(where: { $0 == 0x5c || $0 == 0x0a || $0 == 0x0d }) {
+            out += escape(entry.path).utf8
+        } else {
+            out += entry.path.utf8
+        }
+        out.append(0x0a)
+    }
+
+    /// Digits of `value` without making a `String` (10,000 entries: two numbers each).
+    static func append(_ value: UInt64, radix: UInt64, to out: inout [UInt8]) {
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var rest = value
+            var count = 0
+            repeat {
+                buffer[buffer.count - 1 - count] = 0x30 + UInt8(rest % radix)
+                rest /= radix
+                count += 1
+            } while rest > 0
+            out += buffer[(buffer.count - count)...]
+        }
+    }
+
+    /// Reads a manifest written by `bytes`, with any `patch`es appended to it; `nil` when it is not one (an old version, a damaged file): the host's
     /// copy is then rebuilt from scratch rather than trusted. Parsed as bytes: 10,000 lines as Swift `Character`s
     /// cost more than everything else a warm sync does on this side.
     init?(bytes: ArraySlice<UInt8>) {
@@ -65,6 +111,10 @@ struct WorkspaceManifest: Equatable {
         var entries = [Entry]()
         var cursor = bytes.startIndex + header.count + 1
         let end = bytes.endIndex
+        let marker = Array(Self.patchMarker.utf8)
+        /// Once a patch starts: where each path is, and which entries a patch removed.
+        var index: [String: Int]?
+        var removed = [Bool]()
         func field(_ stop: UInt8) -> Range<Int>? {
             var index = cursor
             while index < end && bytes[index] != stop && bytes[index] != 0x0a { index += 1 }
@@ -82,6 +132,38 @@ struct WorkspaceManifest: Equatable {
             return value
         }
         while cursor < end {
+            if bytes[cursor] == marker[0], end - cursor > marker.count, bytes[cursor + marker.count] == 0x0a,
+                bytes[cursor..<(cursor + marker.count)].elementsEqual(marker)
+            {
+                cursor += marker.count + 1
+                patchLines += 1
+                if index == nil {
+                    var positions = [String: Int](minimumCapacity: entries.count)
+                    for (position, entry) in entries.enumerated() { positions[entry.path] = position }
+                    index = positions
+                    removed = [Bool](repeating: false, count: entries.count)
+                }
+                continue
+            }
+            if index != nil { patchLines += 1 }
+            if index != nil, bytes[cursor] == 0x78 {  // `x`: a removal
+                guard field(0x20) != nil, field(0x20) != nil, field(0x20) != nil, field(0x20) != nil,
+                    let pathRange = field(0x0a),
+                    let path = Self.unescape(Substring(String(decoding: bytes[pathRange], as: UTF8.self)))
+                else { return nil }
+                if let position = index?[path], !removed[position] {
+                    removed[position] = true
+                    index?[path] = nil
+                    if entries[position].kind == .directory {
+                        let prefix = path + "/"
+                        for other in entries.indices where !removed[other] && entries[other].path.hasPrefix(prefix) {
+                            removed[other] = true
+                            index?[entries[other].path] = nil
+                        }
+                    }
+                }
+                continue
+            }
             guard let kindRange = field(0x20), kindRange.count == 1,
                 let kind = Kind(rawValue: Character(UnicodeScalar(bytes[kindRange.lowerBound]))),
                 let modeRange = field(0x20), let mode = number(modeRange, radix: 8),
@@ -90,12 +172,20 @@ struct WorkspaceManifest: Equatable {
                 let path = Self.unescape(Substring(String(decoding: bytes[pathRange], as: UTF8.self))),
                 Self.isSafeRelativePath(path)
             else { return nil }
-            entries.append(
-                Entry(
-                    path: path, kind: kind, mode: UInt32(truncatingIfNeeded: mode), size: size,
-                    digest: String(decoding: bytes[digestRange], as: UTF8.self)))
+            let entry = Entry(
+                path: path, kind: kind, mode: UInt32(truncatingIfNeeded: mode), size: size,
+                digest: String(decoding: bytes[digestRange], as: UTF8.self))
+            if let position = index?[path] {
+                entries[position] = entry
+            } else {
+                if index != nil {
+                    index?[path] = entries.count
+                    removed.append(false)
+                }
+                entries.append(entry)
+            }
         }
-        self.entries = entries
+        self.entries = index == nil ? entries : entries.indices.filter { !removed[$0] }.map { entries[$0] }
     }
 
     init(entries: [Entry]) {

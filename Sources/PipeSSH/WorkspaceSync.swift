@@ -13,15 +13,25 @@ import PipeBasics
 final class WorkspaceSync: CommandInput, CommandOutput {
     /// More deletions than this and the cache is rebuilt instead: the host reads the list one byte at a time.
     static let maximumDeletions = 5_000
+    /// A delta with at most this many deletions may patch the host's manifest rather than rewrite it (removing a
+    /// folder from a parsed manifest scans all of it).
+    static let maximumPatchDeletions = 64
 
     private let root: URL
-    private var local: [WorkspaceManifest.Entry]
+    private var local: [WorkspaceManifest.Entry] = []
     private let token: String
+    private let digestCache: WorkspaceDigestCache
+    private var remembered: WorkspaceSyncMemory.Remembered?
+    private var digested = false
 
     private(set) var kind: WorkspaceSyncReport.Kind?
     private(set) var sentEntries = 0
     private(set) var deletedPaths = 0
     private(set) var digestSeconds: Double = 0
+    /// Digests computed (not known from `WorkspaceDigestCache`).
+    private(set) var computedDigests = 0
+    /// Whether the host still held the manifest this coordinator remembered (it sent none).
+    private(set) var hostHadRememberedManifest = false
     /// When the host's lines arrived (monotonic seconds).
     private(set) var appliedAt: Double?
     private(set) var clonedAt: Double?
@@ -39,6 +49,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     private var request = [UInt8]()
     private var requestOffset = 0
     private var stream: WorkspaceTarStream?
+    private let newManifest = ManifestHolder()
     private let digest = SHA256Digest()
     private var buffer: UnsafeMutableRawBufferPointer
     private var pending = 0..<0
@@ -46,9 +57,25 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     /// Bytes of the tar archive sent so far.
     private(set) var archiveBytes: Int64 = 0
 
-    init(root: URL, entries: [WorkspaceManifest.Entry], token: String) {
+    /// The manifest the host holds once the archive is applied, known once the archive's last file was made.
+    final class ManifestHolder {
+        var made = false
+        var entries: [WorkspaceManifest.Entry] = []
+        /// Lines of patches in the host's file after this sync.
+        var patchLines = 0
+    }
+    /// Lines of patches appended to the host's manifest file since it was last written whole.
+    private var hostPatchLines = 0
+
+    private struct Plan {
+        var isFull: Bool
+        var deletions: [String]
+        var sends: [WorkspaceManifest.Entry]
+    }
+
+    init(root: URL, token: String, digestCache: WorkspaceDigestCache) {
         self.root = root
-        local = entries
+        self.digestCache = digestCache
         self.token = token
         buffer = .allocate(byteCount: 256 * 1024, alignment: 16)
     }
@@ -57,37 +84,66 @@ final class WorkspaceSync: CommandInput, CommandOutput {
 
     var entryCount: Int { local.count }
 
+    /// The manifest the host now holds under this sync's token, once the archive was made, and how many lines of
+    /// patches its file has.
+    var sentManifest: (entries: [WorkspaceManifest.Entry], patchLines: Int)? {
+        newManifest.made ? (newManifest.entries, newManifest.patchLines) : nil
+    }
+
     // MARK: - Deciding what to send
 
-    /// `hostManifest` is `nil` when the host has no usable copy.
-    private func plan(hostManifest: WorkspaceManifest?) throws {
-        var deletions = [String]()
-        var sends = local
-        var isFull = true
-        if let hostManifest {
+    /// Takes the local listing, and the manifest this coordinator remembers sending to the host's cache (if any):
+    /// used when the host confirms it still holds it. The comparison waits for that answer: when the host has no
+    /// copy (removed, cleaned), digesting every file beforehand would be wasted.
+    func prepare(entries: [WorkspaceManifest.Entry], remembered: WorkspaceSyncMemory.Remembered?) {
+        local = entries
+        self.remembered = remembered
+    }
+
+    /// The plan against `hostEntries`; `nil` means the host has no usable copy: everything goes.
+    private func delta(against hostEntries: [WorkspaceManifest.Entry]?) throws -> Plan {
+        guard let hostEntries else { return Plan(isFull: true, deletions: [], sends: local) }
+        if !digested {
             let started = MonotonicClock.seconds()
-            try WorkspaceScanner.digestFiles(&local, under: root)
-            digestSeconds = MonotonicClock.seconds() - started
-            let delta = WorkspaceDelta(from: hostManifest.entries, to: local)
-            let listable = delta.deletions.allSatisfy { !$0.contains("\n") && !$0.contains("\r") }
-            if listable && delta.deletions.count <= Self.maximumDeletions {
-                isFull = false
-                deletions = delta.deletions
-                sends = delta.sends
-            }
+            computedDigests += try WorkspaceScanner.digestFiles(&local, under: root, cache: digestCache)
+            digestSeconds += MonotonicClock.seconds() - started
+            digested = true
         }
-        kind = isFull ? .full : .delta
-        sentEntries = sends.count
-        deletedPaths = deletions.count
-        var lines = "pipe-sync \(isFull ? "full" : "delta") \(deletions.count)\n"
-        for path in deletions { lines += path + "\n" }
+        let delta = WorkspaceDelta(from: hostEntries, to: local)
+        let listable = delta.deletions.allSatisfy { !$0.contains("\n") && !$0.contains("\r") }
+        guard listable && delta.deletions.count <= Self.maximumDeletions else {
+            return Plan(isFull: true, deletions: [], sends: local)
+        }
+        return Plan(isFull: false, deletions: delta.deletions, sends: delta.sends)
+    }
+
+    private func adopt(_ plan: Plan) {
+        kind = plan.isFull ? .full : .delta
+        sentEntries = plan.sends.count
+        deletedPaths = plan.deletions.count
+        // A small delta appends its lines to the host's manifest instead of sending all of it again, until the
+        // patches grow to a quarter of the entries: then the whole manifest is written again.
+        let patchLines = hostPatchLines + plan.deletions.count + plan.sends.count + 1
+        let patches =
+            !plan.isFull && plan.deletions.count <= Self.maximumPatchDeletions
+            && patchLines <= max(256, local.count / 4)
+        var lines = "pipe-sync \(plan.isFull ? "full" : patches ? "patch" : "delta") \(plan.deletions.count)\n"
+        for path in plan.deletions { lines += path + "\n" }
         request = Array(lines.utf8)
-        let knownLocal = isFull ? nil : local
+        let knownLocal = plan.isFull ? nil : local
+        let holder = newManifest
         stream = WorkspaceTarStream(
-            root: root, entries: sends,
+            root: root, entries: plan.sends,
             lastFile: (
                 "manifest.incoming.\(token)",
-                { sent in WorkspaceManifest(entries: knownLocal ?? sent).bytes }
+                { sent in
+                    holder.entries = knownLocal ?? sent
+                    holder.made = true
+                    holder.patchLines = patches ? patchLines : 0
+                    return patches
+                        ? WorkspaceManifest.patch(deletions: plan.deletions, sends: sent)
+                        : WorkspaceManifest(entries: holder.entries).bytes
+                }
             ))
     }
 
@@ -146,7 +202,13 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                     throw WorkspaceScanner.Failure(message: "the host answered the sync with '\(line)'")
                 }
                 if fields[1] == "none" {
-                    try plan(hostManifest: nil)
+                    adopt(try delta(against: nil))
+                    phase = .reporting
+                } else if fields[1] == "same" {
+                    // Without the remembered manifest (found damaged here) the copy is rebuilt.
+                    hostHadRememberedManifest = remembered != nil
+                    hostPatchLines = remembered?.patchLines ?? 0
+                    adopt(try delta(against: remembered?.entries))
                     phase = .reporting
                 } else if let size = Int(fields[1]) {
                     phase = .readingManifest(size)
@@ -157,8 +219,9 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 guard received.count - offset >= size else { return }
                 let manifest = WorkspaceManifest(bytes: received[offset..<(offset + size)])
                 offset += size
+                hostPatchLines = manifest?.patchLines ?? 0
                 // A manifest Pipe cannot read (another version, damage) means rebuilding the copy, not failing.
-                try plan(hostManifest: manifest)
+                adopt(try delta(against: manifest?.entries))
                 phase = .reporting
             case .reporting:
                 guard let newline = received[offset...].firstIndex(of: 0x0a) else { return }

@@ -36,6 +36,8 @@ enum BenchCommand {
                 guard output.exit == .exited(0) else { throw BenchFailure("exit \(output.exit): \(output.stderrText)") }
             case "sync":
                 let host = try SSHRemoteHost(connectingTo: options.host())
+                host.syncStateDirectory = SSHRemoteHost.defaultSyncStateDirectory(
+                    environment: ProcessInfo.processInfo.environment)
                 let report = try host.synchronizeWorkspace(
                     directory: URL(fileURLWithPath: try options.value("dir")), cacheKey: try options.value("key"),
                     to: try options.value("to"))
@@ -79,7 +81,8 @@ enum BenchCommand {
     static func describe(_ report: WorkspaceSyncReport) -> String {
         "kind=\(report.kind.rawValue) bytes=\(report.transfer.bytes) sent=\(report.entriesSent)/\(report.entries) "
             + "deleted=\(report.pathsDeleted) seconds=\(format(report.transfer.seconds)) "
-            + "list=\(format(report.listSeconds)) digest=\(format(report.digestSeconds)) clone=\(format(report.cloneSeconds))"
+            + "list=\(format(report.listSeconds)) digest=\(format(report.digestSeconds)) clone=\(format(report.cloneSeconds)) "
+            + "manifest=\(report.hostSentManifest ? "sent" : "same")"
     }
 
     static func format(_ seconds: Double) -> String { String(format: "%.4f", seconds) }

@@ -52,6 +52,8 @@ final class PipeProject {
         var environment = ProcessInfo.processInfo.environment
         environment["CI"] = "true"
         environment.removeValue(forKey: "SIM_UDID")
+        // What workspace syncs remember stays with this project, not in the user's ~/.cache.
+        environment["PIPE_SYNC_STATE"] = url.appendingPathComponent(".pipe/sync-state").path
         for (key, value) in extra { environment[key] = value }
         return try CommandRunner.run(
             RepositoryPaths.pipeBinary, arguments, environment: environment, currentDirectory: url,
@@ -66,8 +68,20 @@ final class PipeProject {
     }
 
     /// The run record of the newest run, as JSON.
+    ///
+    /// Run ids order runs by the second they started; two runs within one second (a fast canned run and its rerun)
+    /// are ordered by when their record was last written.
     func lastRecord(file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        let folder = try XCTUnwrap(runFolders().last, "no run folder under artifacts/", file: file, line: line)
+        func written(_ folder: URL) -> Date {
+            let record = folder.appendingPathComponent("summary.json").path
+            return (try? FileManager.default.attributesOfItem(atPath: record)[.modificationDate] as? Date)
+                ?? .distantPast
+        }
+        let folders = runFolders()
+        let newestSecond = folders.last.map { String($0.lastPathComponent.prefix(15)) }
+        let candidates = folders.filter { String($0.lastPathComponent.prefix(15)) == newestSecond }
+        let folder = try XCTUnwrap(
+            candidates.max { written($0) < written($1) }, "no run folder under artifacts/", file: file, line: line)
         let data = try Data(contentsOf: folder.appendingPathComponent("summary.json"))
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }

@@ -101,7 +101,20 @@ final class RemoteScriptTests: XCTestCase {
             let report = down.stderr
             XCTAssertEqual(SSHRemoteHost.field("pipe-tar-status", in: report), "0", "\(shell): \(report)")
             XCTAssertEqual(SSHRemoteHost.field("pipe-sha256", in: report), SHA256Digest.hex(of: down.stdoutData))
-            XCTAssertEqual(SSHRemoteHost.field("pipe-bytes", in: report), String(down.stdoutData.count))
+            // The stream itself is a whole tar archive: it extracts to what was archived.
+            let back = scratch.appendingPathComponent("back \(index)")
+            try FileManager.default.createDirectory(at: back, withIntermediateDirectories: true)
+            let extract = Process()
+            extract.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
+            extract.arguments = ["-xf", "-", "-C", back.path]
+            let pipe = Pipe()
+            extract.standardInput = pipe
+            try extract.run()
+            pipe.fileHandleForWriting.write(down.stdoutData)
+            try pipe.fileHandleForWriting.close()
+            extract.waitUntilExit()
+            XCTAssertEqual(extract.terminationStatus, 0, "\(shell)")
+            XCTAssertEqual(try Data(contentsOf: back.appendingPathComponent("sub/file")).count, 300_000, "\(shell)")
 
             let missing = try run(shell, script: RemoteScript.archiveDownload, arguments: [destination, "absent"])
             XCTAssertEqual(missing.status, 66, "\(shell)")

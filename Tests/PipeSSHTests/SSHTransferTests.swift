@@ -107,6 +107,47 @@ final class SSHTransferTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: URL(fileURLWithPath: down.destination), encoding: .utf8), "exit code 65")
     }
 
+    func testPullBackRunsTheCommandBesideTheDownload() throws {
+        let source = local.appendingPathComponent("source")
+        try makeTree(at: source)
+        _ = try host.upload(directory: source, to: remote + "/bundle.xcresult")
+        let into = local.appendingPathComponent("into")
+        try FileManager.default.createDirectory(at: into, withIntermediateDirectories: true)
+        // The command writes to stdout and stderr and exits 3: all of it comes back, apart from the transfer.
+        let pulled = host.pullBack(
+            remote + "/bundle.xcresult", into: into, cancellation: CancellationToken(),
+            alongside: "ls \(ShellQuote.quote(remote)); echo side >&2; exit 3", commandTimeoutSeconds: 30)
+        XCTAssertFalse(pulled.missing)
+        let transfer = try pulled.transfer.get()
+        XCTAssertEqual(transfer.destination, into.appendingPathComponent("bundle.xcresult").path)
+        try assertSameTree(source, into.appendingPathComponent("bundle.xcresult"))
+        let output = try XCTUnwrap(pulled.command).get()
+        XCTAssertEqual(output.exit, .exited(3))
+        XCTAssertEqual(output.stdoutText, "bundle.xcresult\n")
+        XCTAssertEqual(output.stderrText, "side\n")
+    }
+
+    func testPullBackOfAMissingItemSaysSoAndStillRunsTheCommand() throws {
+        let pulled = host.pullBack(
+            remote + "/nothing.xcresult", into: local, cancellation: CancellationToken(), alongside: "echo summary",
+            commandTimeoutSeconds: 30)
+        XCTAssertTrue(pulled.missing)
+        XCTAssertThrowsError(try pulled.transfer.get())
+        XCTAssertEqual(try XCTUnwrap(pulled.command).get().stdoutText, "summary\n")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: local.path), [])
+    }
+
+    func testPullBackStopsACommandThatOutlivesItsTimeout() throws {
+        _ = try host.capture("mkdir -p \(ShellQuote.quote(remote)) && printf x > \(ShellQuote.quote(remote + "/f"))")
+        let pulled = host.pullBack(
+            remote + "/f", into: local, cancellation: CancellationToken(), alongside: "sleep 29.127",
+            commandTimeoutSeconds: 0.5)
+        XCTAssertEqual(try pulled.transfer.get().bytes > 0, true)
+        XCTAssertEqual(try XCTUnwrap(pulled.command).get().exit, .timedOut)
+        let left = try host.capture("ps -A -o args= | grep -c '^sleep 29.127$' || true")
+        XCTAssertEqual(left.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines), "0")
+    }
+
     func testMissingRemotePathFailsAndLeavesNothing() throws {
         XCTAssertThrowsError(
             try host.download(remote + "/nothing.xcresult", into: local, cancellation: CancellationToken())

@@ -35,6 +35,36 @@ final class WorkspaceManifestTests: XCTestCase {
         XCTAssertNotNil(WorkspaceManifest(bytes: Array((WorkspaceManifest.header + "\nf 644 3 d ...\n").utf8)[...]))
     }
 
+    func testAPatchAppendedToAManifestReadsAsTheNewManifest() throws {
+        let old = [
+            folder("a"), file("a/x", "1"), folder("a/b"), file("a/b/y", "2"), file("keep", "3"), file("link", "4"),
+        ]
+        var new = [folder("a"), file("a/x", "9"), file("keep", "3"), folder("c"), file("c/z", "5")]
+        new.append(Entry(path: "link", kind: .symlink, mode: 0o777, size: 1, digest: "6"))
+        new.append(file("odd\nname", "7"))
+        let delta = WorkspaceDelta(from: old, to: new)
+        let patched =
+            WorkspaceManifest(entries: old).bytes
+            + WorkspaceManifest.patch(
+                deletions: delta.deletions, sends: delta.sends)
+        let read = try XCTUnwrap(WorkspaceManifest(bytes: patched[...]))
+        XCTAssertEqual(Set(read.entries.map(\.path)), Set(new.map(\.path)))
+        for entry in new {
+            XCTAssertTrue(read.entries.contains { $0.path == entry.path && $0.sameContent(as: entry) }, entry.path)
+        }
+        // Still a folder before what is in it, and the patch lines counted (marker, deletions, sends).
+        XCTAssertLessThan(
+            try XCTUnwrap(read.entries.firstIndex { $0.path == "c" }),
+            try XCTUnwrap(read.entries.firstIndex { $0.path == "c/z" }))
+        XCTAssertEqual(read.patchLines, 1 + delta.deletions.count + delta.sends.count)
+        // A second patch on top of the first.
+        let newer = new.filter { $0.path != "c" && $0.path != "c/z" }
+        let again = WorkspaceDelta(from: read.entries, to: newer)
+        let twice = patched + WorkspaceManifest.patch(deletions: again.deletions, sends: again.sends)
+        XCTAssertEqual(
+            Set(try XCTUnwrap(WorkspaceManifest(bytes: twice[...])).entries.map(\.path)), Set(newer.map(\.path)))
+    }
+
     func testDeltaDeletesFirstSendsOnlyWhatDiffersAndListsAFolderOnce() {
         let old = [
             folder("gone"), file("gone/x", "1"), folder("gone/deep"), file("gone/deep/y", "2"), file("same", "3"),

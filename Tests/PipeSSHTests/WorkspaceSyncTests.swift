@@ -252,6 +252,124 @@ final class WorkspaceSyncTests: XCTestCase {
         XCTAssertLessThanOrEqual(after.entriesSent, 1)
         try assertRunFolder(runFolder("after"), equals: left)
     }
+
+    // MARK: - What the coordinator remembers (WorkspaceSyncMemory)
+
+    /// A host with a memory of its own: another coordinator, or (same state folder) a new process of this one.
+    private func coordinator(stateFolder: URL?) throws -> SSHRemoteHost {
+        let remote = try connect(try Self.emulated.get())
+        remote.syncMemory = WorkspaceSyncMemory(digests: WorkspaceDigestCache(settleSeconds: -1))
+        remote.syncStateDirectory = stateFolder
+        return remote
+    }
+
+    private var cacheFolder: String { workDirectory + "/cache/repo" }
+
+    /// A local tree, synced once (into the run folder `one`): the host's cache `repo` holds it.
+    private func treeInTheCache() throws -> URL {
+        let local = scratch.appending("workspace")
+        try makeTree(at: local)
+        let first = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("one"))
+        XCTAssertTrue(first.hostSentManifest)
+        return local
+    }
+
+    /// Syncs `local` into the run folder `name` (cache `repo`) and checks that folder against `local`.
+    private func syncChecked(_ local: URL, _ name: String, on remote: SSHRemoteHost? = nil) throws
+        -> WorkspaceSyncReport
+    {
+        let report = try (remote ?? host).synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder(name))
+        try assertRunFolder(runFolder(name), equals: local)
+        return report
+    }
+
+    func testTheHostConfirmsTheRememberedManifestInsteadOfSendingIt() throws {
+        let local = try treeInTheCache()
+        try write("changed\n", "a.txt", in: local)
+        let second = try syncChecked(local, "two")
+        XCTAssertFalse(second.hostSentManifest, "the host still holds what this coordinator sent last")
+        XCTAssertEqual(second.kind, .delta)
+        XCTAssertEqual(second.entriesSent, 1)
+    }
+
+    func testARemovedHostCacheIsNoticedAndEverythingIsSentAgain() throws {
+        let local = try treeInTheCache()
+        XCTAssertEqual(try host.capture(ShellQuote.join(["rm", "-rf", cacheFolder])).exit, .exited(0))
+        let second = try syncChecked(local, "two")
+        XCTAssertEqual(second.kind, .full)
+        XCTAssertEqual(second.entriesSent, second.entries)
+    }
+
+    func testAnotherCoordinatorsSyncMakesTheRememberedManifestStale() throws {
+        let mine = scratch.appending("mine")
+        let theirs = scratch.appending("theirs")
+        try makeTree(at: mine)
+        try makeTree(at: theirs)
+        try write("theirs\n", "a.txt", in: theirs)
+        try write("only theirs\n", "theirs.txt", in: theirs)
+        try FileManager.default.removeItem(at: theirs.appendingPathComponent("scripts/tool.sh"))
+        let me = try coordinator(stateFolder: nil)
+        let other = try coordinator(stateFolder: nil)
+        defer {
+            me.session.disconnect()
+            other.session.disconnect()
+        }
+        _ = try me.synchronizeWorkspace(directory: mine, cacheKey: "repo", to: runFolder("one"))
+        let theirSync = try other.synchronizeWorkspace(directory: theirs, cacheKey: "repo", to: runFolder("two"))
+        XCTAssertTrue(theirSync.hostSentManifest, "the other coordinator remembered nothing")
+        // My memory says the cache holds `mine`; it holds `theirs`: a delta against my memory would keep
+        // theirs.txt and lose scripts/tool.sh.
+        let again = try syncChecked(mine, "three", on: me)
+        XCTAssertTrue(again.hostSentManifest, "the host's token differs from the remembered one")
+        XCTAssertEqual(again.kind, .delta)
+    }
+
+    func testADamagedOrMissingTokenOnTheHostFallsBackToTheHostsManifest() throws {
+        let local = try treeInTheCache()
+        let damage = ShellQuote.join([
+            "/bin/sh", "-c", "echo not-the-token > \"$1/manifest.id\"", "damage", cacheFolder,
+        ])
+        XCTAssertEqual(try host.capture(damage).exit, .exited(0))
+        try write("changed\n", "a.txt", in: local)
+        let second = try syncChecked(local, "two")
+        XCTAssertTrue(second.hostSentManifest)
+        XCTAssertEqual(second.entriesSent, 1)
+
+        XCTAssertEqual(try host.capture(ShellQuote.join(["rm", cacheFolder + "/manifest.id"])).exit, .exited(0))
+        let third = try syncChecked(local, "three")
+        XCTAssertTrue(third.hostSentManifest)
+        XCTAssertEqual(third.entriesSent, 0)
+    }
+
+    func testANewProcessStartsFromTheStateFolderAndIgnoresADamagedOne() throws {
+        let local = scratch.appending("workspace")
+        try makeTree(at: local)
+        let state = scratch.appending("state")
+        let first = try coordinator(stateFolder: state)
+        defer { first.session.disconnect() }
+        _ = try first.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("one"))
+
+        // A new process: nothing in memory, the same state folder. Neither the manifest nor a digest is needed.
+        let second = try coordinator(stateFolder: state)
+        defer { second.session.disconnect() }
+        try write("changed\n", "a.txt", in: local)
+        let report = try syncChecked(local, "two", on: second)
+        XCTAssertFalse(report.hostSentManifest)
+        XCTAssertEqual(report.filesDigested, 1, "only the changed file is read before comparing")
+        XCTAssertEqual(report.entriesSent, 1)
+
+        // A damaged manifest file: its token still matches the host, but its content cannot be trusted.
+        let files = try FileManager.default.contentsOfDirectory(atPath: state.path).filter { $0.hasPrefix("manifest-") }
+        XCTAssertEqual(files.count, 1)
+        let file = state.appendingPathComponent(files[0])
+        var bytes = [UInt8](try Data(contentsOf: file))
+        bytes[bytes.count - 5] ^= 0x01
+        try Data(bytes).write(to: file)
+        let third = try coordinator(stateFolder: state)
+        defer { third.session.disconnect() }
+        let rebuilt = try syncChecked(local, "three", on: third)
+        XCTAssertEqual(rebuilt.kind, .full)
+    }
 }
 
 /// Errors collected from several threads.

@@ -8,8 +8,10 @@ struct SSHHostConnector: HostConnector {
 
     func connect(_ host: HostConfig, cancellation: CancellationToken) throws -> ConnectedHost {
         let session = try SSHSession.connect(to: host, environment: environment)
+        let remote = SSHRemoteHost(session: session)
+        remote.syncStateDirectory = SSHRemoteHost.defaultSyncStateDirectory(environment: environment)
         return ConnectedHost(
-            remote: SSHRemoteHost(session: session), keyType: session.hostKey.displayType,
+            remote: remote, keyType: session.hostKey.displayType,
             fingerprint: session.hostKeyFingerprint)
     }
 }

@@ -43,4 +43,13 @@ public final class EnvironmentRemoteHost: RemoteHost {
     {
         try base.download(remotePath, into: localParent, cancellation: cancellation)
     }
+
+    public func pullBack(
+        _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
+        commandTimeoutSeconds: Double
+    ) -> PullBackResult {
+        base.pullBack(
+            remotePath, into: localParent, cancellation: cancellation, alongside: command.map { prefix + $0 },
+            commandTimeoutSeconds: commandTimeoutSeconds)
+    }
 }

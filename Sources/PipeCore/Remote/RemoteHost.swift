@@ -1,4 +1,5 @@
 import Foundation
+import PipeBasics
 
 /// A connected Mac host: what the engine and plugins may do there.
 ///
@@ -32,6 +33,14 @@ public protocol RemoteHost: AnyObject {
     /// under its own name only once complete (written under a temporary name, then renamed).
     func download(_ remotePath: String, into localParent: URL, cancellation: CancellationToken) throws
         -> TransferSummary
+
+    /// `download`s `remotePath` while running `command` (a short one, as with `capture`) on the host at the same
+    /// time — a result bundle streaming back while its summary is read — so the two cost one wait, not two.
+    /// Never throws: each part reports its own failure.
+    func pullBack(
+        _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
+        commandTimeoutSeconds: Double
+    ) -> PullBackResult
 }
 
 extension RemoteHost {
@@ -42,6 +51,28 @@ extension RemoteHost {
 
     public func capture(_ command: String, timeoutSeconds: Double = 60) throws -> CapturedOutput {
         try capture(command, stdin: nil, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// One after the other: a check that the item exists, the download, then the command.
+    public func pullBack(
+        _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
+        commandTimeoutSeconds: Double
+    ) -> PullBackResult {
+        let quoted = ShellQuote.quote(remotePath)
+        let exists = try? capture("test -e \(quoted) || test -L \(quoted)", timeoutSeconds: 30)
+        var result: PullBackResult
+        if exists?.exit == .exited(0) {
+            result = PullBackResult(
+                transfer: Result { try download(remotePath, into: localParent, cancellation: cancellation) },
+                missing: false, command: nil)
+        } else {
+            let error = RemoteError(.commandFailed, host: name, "\(remotePath) does not exist on the host")
+            result = PullBackResult(transfer: .failure(error), missing: true, command: nil)
+        }
+        if let command {
+            result.command = Result { try capture(command, stdin: nil, timeoutSeconds: commandTimeoutSeconds) }
+        }
+        return result
     }
 }
 
