@@ -1,3 +1,4 @@
+import PipeApple
 import PipeCore
 
 /// Which `xcodebuild-test` layers of a run can share one `build-for-testing`.
@@ -12,7 +13,7 @@ enum SharedBuildPlan {
     /// The settings that decide a build, as text; equal keys share a build.
     struct Key: Hashable {
         var scheme: String
-        var container: String
+        var container: XcodebuildCommand.Container
         var configuration: String?
         var buildSettings: [String: String]
         var testPlan: String?
@@ -22,12 +23,9 @@ enum SharedBuildPlan {
                 let scheme = layer.settings["scheme"]?.stringValue
             else { return nil }
             self.scheme = scheme
-            switch (layer.settings["project"]?.stringValue, layer.settings["workspace"]?.stringValue) {
-            case (let project?, nil): container = "project \(project)"
-            case (nil, let workspace?): container = "workspace \(workspace)"
-            case (nil, nil): container = "package"
-            case (_?, _?): return nil  // refused when the layer runs
-            }
+            // Both `project` and `workspace` is refused when the layer runs; it shares nothing meanwhile.
+            guard let container = try? XcodebuildTestPlugin.container(of: layer) else { return nil }
+            self.container = container
             configuration = layer.settings["configuration"]?.stringValue
             if case .map(let map)? = layer.settings["build-settings"] {
                 buildSettings = map
@@ -51,7 +49,9 @@ enum SharedBuildPlan {
         guard let otherKey = Key(other) else { return [reasonAlone(other)] }
         var reasons: [String] = []
         if key.scheme != otherKey.scheme { reasons.append("scheme \(key.scheme) ≠ \(otherKey.scheme)") }
-        if key.container != otherKey.container { reasons.append("\(key.container) ≠ \(otherKey.container)") }
+        if key.container != otherKey.container {
+            reasons.append("\(describe(key.container)) ≠ \(describe(otherKey.container))")
+        }
         if key.configuration != otherKey.configuration {
             reasons.append(
                 "configuration \(key.configuration ?? "(default)") ≠ \(otherKey.configuration ?? "(default)")")
@@ -67,5 +67,13 @@ enum SharedBuildPlan {
         if layer.plugin != XcodebuildTestPlugin.kind { return "\(layer.name) is a \(layer.plugin) layer" }
         if layer.settings["share-build"] == .boolean(false) { return "\(layer.name) says share-build: false" }
         return "\(layer.name) has no single scheme and container"
+    }
+
+    private static func describe(_ container: XcodebuildCommand.Container) -> String {
+        switch container {
+        case .project(let path): return "project \(path)"
+        case .workspace(let path): return "workspace \(path)"
+        case .package: return "package"
+        }
     }
 }

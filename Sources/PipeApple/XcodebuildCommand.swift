@@ -17,7 +17,7 @@ public struct XcodebuildCommand: Equatable, Sendable {
     }
 
     /// What xcodebuild builds from; `.package` runs in a Swift package's folder with neither flag.
-    public enum Container: Equatable, Sendable {
+    public enum Container: Hashable, Sendable {
         case project(String)
         case workspace(String)
         case package

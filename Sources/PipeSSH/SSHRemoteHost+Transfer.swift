@@ -176,7 +176,10 @@ extension SSHRemoteHost {
                 ending = try remote.run(
                     deadline: .never, idleSeconds: transferStallSeconds, stop: { cancellation.isCancelled })
             }
-        } catch let failure as LocalTarFailure {
+        } catch {
+            // The command beside the download is stopped too: the caller may run it again on its own.
+            if let sideRemote { try? stopQuietly(sideRemote) }
+            guard let failure = error as? LocalTarFailure else { throw error }
             let local = tar.finish(waitingAtMost: 5)
             try? stopQuietly(remote)
             throw RemoteError(

@@ -66,7 +66,18 @@ final class SimulatorPoolTests: XCTestCase {
         let pool = SimulatorPool(fitting: [simulator("A"), simulator("B")])
         let token = CancellationToken()
         _ = pool.acquire(for: "logic", cancellation: token)
-        pool.record("b", for: "logic")
+        XCTAssertTrue(pool.reserve("b", for: "logic"))
         XCTAssertEqual(pool.acquire(for: "intent", cancellation: token)?.udid, "A", "logic now holds B, not A")
+    }
+
+    func testASimulatorAnotherLayerHoldsIsNeverReserved() {
+        let pool = SimulatorPool(fitting: [simulator("A"), simulator("B")])
+        let token = CancellationToken()
+        _ = pool.acquire(for: "logic", cancellation: token)  // A
+        _ = pool.acquire(for: "intent", cancellation: token)  // B
+        XCTAssertFalse(pool.reserve("a", for: "intent"), "logic holds A")
+        XCTAssertEqual(pool.held(byOthersThan: "logic"), ["B"], "a refused reservation changes nothing")
+        XCTAssertTrue(pool.reserve("Z", for: "intent"), "a simulator outside the pool that no layer holds")
+        XCTAssertEqual(pool.held(byOthersThan: "logic"), ["Z"])
     }
 }

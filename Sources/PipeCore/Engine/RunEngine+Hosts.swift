@@ -86,37 +86,46 @@ extension RunEngine {
         let deadline = clock().addingTimeInterval(leaseWaitSeconds)
         var candidate = wanted
         var announced = false
+        // Taken by another layer of this run since `tried` was made: the store grants a simulator to any layer of
+        // the run, so the pool decides between them, checking and taking in one step (`reserve`).
+        var takenByLayers: Set<String> = []
         while true {
-            let outcome = try leases.leaseSimulator(host: host, udid: candidate.udid, runID: state.runID, layer: layer)
-            if outcome.isGranted {
+            let reserved = place.pool.reserve(candidate.udid, for: layer)
+            let outcome =
+                reserved
+                ? try leases.leaseSimulator(host: host, udid: candidate.udid, runID: state.runID, layer: layer) : nil
+            let refusal = outcome.map { $0.refusal ?? "busy" } ?? "another layer of this run uses it"
+            if outcome?.isGranted == true {
                 if candidate.udid != wanted.udid {
                     state.journal.emit(
-                        .warning(
-                            "\(wanted.summary) is in use (\(outcome.refusal ?? "busy")); using \(candidate.summary)"))
+                        .warning("\(wanted.summary) is in use (\(refusal)); using \(candidate.summary)"))
                 }
                 return candidate
             }
+            if !reserved { takenByLayers.insert(candidate.udid) }
             let heldByOthers = Set(
                 try leases.activeLeases(host: host).filter { $0.kind == .simulator && $0.runID != state.runID }
                     .compactMap(\.simulatorUDID))
             if place.criteria.udid == nil,
                 let next = try? inspector.choose(
-                    place.criteria, among: place.simulators, excluding: heldByOthers.union(tried),
+                    place.criteria, among: place.simulators,
+                    excluding: heldByOthers.union(tried).union(takenByLayers)
+                        .union(place.pool.held(byOthersThan: layer)),
                     udidSource: "the pool")
             {
                 candidate = next.simulator
                 continue
             }
             guard clock() < deadline else {
-                throw RemoteError(
-                    .unreachable, host: host, "no fitting simulator came free: \(outcome.refusal ?? "all busy")")
+                throw RemoteError(.unreachable, host: host, "no fitting simulator came free: \(refusal)")
             }
             if !announced {
-                state.journal.emit(.warning("waiting for a free simulator: \(outcome.refusal ?? "all busy")"))
+                state.journal.emit(.warning("waiting for a free simulator: \(refusal)"))
                 announced = true
             }
             try pause(seconds: 1)
             candidate = wanted
+            takenByLayers = []
         }
     }
 

@@ -13,19 +13,22 @@ extension RunEngine {
         // The host the layer runs on; another one after the run moved there from a lost host.
         var place = context.place
         var link: HostLink
+        let policy = spec.retry.applied(to: context.request.pipeline.retry)
         do {
             link = try borrowLink(from: place)
         } catch {
-            let cancelled = cancellation.isCancelled
-            try endLayer(
-                index, outcome: cancelled ? .cancelled : .infrastructure,
-                evidence: [
-                    cancelled
-                        ? cancellation.cancellationReason ?? "cancelled"
-                        : "could not open a connection of its own to \(place.hostName) for layer \(spec.name) "
-                            + "(layers running at once use one each): \(error)"
-                ], state: state)
-            return
+            // The host may be gone: a run that may retry after an infrastructure failure moves to another host, as
+            // it does when a layer's connection breaks mid-attempt.
+            if !cancellation.isCancelled, policy.infrastructure > 0,
+                let moved = try moveToAnotherHost(context, from: place, state: state),
+                let other = try? borrowLink(from: moved)
+            {
+                place = moved
+                link = other
+            } else {
+                try endLayerWithoutConnection(index, spec: spec, place: place, error: error, state: state)
+                return
+            }
         }
         defer {
             place.pool.release(for: spec.name)
@@ -33,7 +36,6 @@ extension RunEngine {
         }
         var simulator: Simulator?
         var usedSimulators: Set<String> = []
-        let policy = spec.retry.applied(to: context.request.pipeline.retry)
         var retriesTaken: [LayerOutcome: Int] = [:]
         var outcomes: [LayerOutcome] = []
         let maximumAttempts = 1 + policy.infrastructure + policy.timedOut + policy.tests
@@ -51,7 +53,6 @@ extension RunEngine {
                 let leased = try leaseSimulator(
                     wanted, layer: spec.name, place: place,
                     excluding: usedSimulators.union(place.pool.held(byOthersThan: spec.name)), state: state)
-                if leased.udid != wanted.udid { place.pool.record(leased.udid, for: spec.name) }
                 simulator = leased
             }
             let layerFolder = state.runFolder.appendingPathComponent(
@@ -130,10 +131,11 @@ extension RunEngine {
                     } else if let next = try? inspector.choose(
                         place.criteria, among: place.simulators,
                         excluding: usedSimulators.union(place.pool.held(byOthersThan: spec.name)),
-                        udidSource: "the retry")
+                        udidSource: "the retry"),
+                        place.pool.reserve(next.simulator.udid, for: spec.name)
                     {
+                        // Not reserved (another layer took it meanwhile): the retry keeps its simulator.
                         simulator = next.simulator
-                        place.pool.record(next.simulator.udid, for: spec.name)
                     }
                 }
                 let wait = policy.backoff(beforeRetry: retriesTaken.values.reduce(0, +))
@@ -290,6 +292,21 @@ extension RunEngine {
     func waitForRetry(seconds: Double) {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline, !cancellation.isCancelled { Thread.sleep(forTimeInterval: 0.05) }
+    }
+
+    /// Ends a layer that got no connection of its own: cancelled, or an infrastructure failure that names the host.
+    private func endLayerWithoutConnection(
+        _ index: Int, spec: LayerSpec, place: HostPlace, error: Error, state: RunState
+    ) throws {
+        let cancelled = cancellation.isCancelled
+        try endLayer(
+            index, outcome: cancelled ? .cancelled : .infrastructure,
+            evidence: [
+                cancelled
+                    ? cancellation.cancellationReason ?? "cancelled"
+                    : "could not open a connection of its own to \(place.hostName) for layer \(spec.name) "
+                        + "(layers running at once use one each): \(error)"
+            ], state: state)
     }
 
     func endLayer(_ index: Int, outcome: LayerOutcome, evidence: [String], state: RunState) throws {

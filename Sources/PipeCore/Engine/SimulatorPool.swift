@@ -64,12 +64,17 @@ final class SimulatorPool: @unchecked Sendable {
         return free
     }
 
-    /// Records that `layer` uses `udid` (the store's lease gave it another than the pool offered).
-    func record(_ udid: String, for layer: String) {
+    /// Takes `udid` for `layer` in place of what it holds, unless another layer holds it (then false, nothing
+    /// changed): a simulator found outside the pool (the store's lease gave another one, a retry chose one) is
+    /// checked and taken in one step, so two layers never take the same one.
+    func reserve(_ udid: String, for layer: String) -> Bool {
         condition.lock()
         defer { condition.unlock() }
+        let wanted = udid.uppercased()
+        guard !held.contains(where: { $0.key != layer && $0.value.uppercased() == wanted }) else { return false }
         held[layer] = udid
         condition.broadcast()
+        return true
     }
 
     /// Gives back what `layer` holds, waking a layer that waits.

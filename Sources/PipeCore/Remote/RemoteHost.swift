@@ -59,15 +59,19 @@ extension RemoteHost {
         commandTimeoutSeconds: Double
     ) -> PullBackResult {
         let quoted = ShellQuote.quote(remotePath)
-        let exists = try? capture("test -e \(quoted) || test -L \(quoted)", timeoutSeconds: 30)
+        let exists = Result { try capture("test -e \(quoted) || test -L \(quoted)", timeoutSeconds: 30) }
         var result: PullBackResult
-        if exists?.exit == .exited(0) {
+        switch exists {
+        case .success(let output) where output.exit == .exited(0):
             result = PullBackResult(
                 transfer: Result { try download(remotePath, into: localParent, cancellation: cancellation) },
                 missing: false, command: nil)
-        } else {
+        case .success:
             let error = RemoteError(.commandFailed, host: name, "\(remotePath) does not exist on the host")
             result = PullBackResult(transfer: .failure(error), missing: true, command: nil)
+        case .failure(let error):
+            // The check itself failed (a lost connection): that says nothing of whether a bundle was written.
+            result = PullBackResult(transfer: .failure(error), missing: false, command: nil)
         }
         if let command {
             result.command = Result { try capture(command, stdin: nil, timeoutSeconds: commandTimeoutSeconds) }

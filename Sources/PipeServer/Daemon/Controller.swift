@@ -31,11 +31,10 @@ public final class Controller: @unchecked Sendable {
     /// A `nice` value only shares out a core that is wanted twice: on a coordinator with cores to spare the runs go
     /// as fast at 19 as at 0. Measured with 50 emulated hosts on 2 cores, the loop's pass took 21 ms of wall clock
     /// with the runs at +5 and 10 ms at +19 (1.2 ms of CPU either way), with as many runs completed per minute.
-    public var runThreadNiceness: Int32 = 19 {
-        didSet { runThreads = RunThreadStarter(niceness: runThreadNiceness) }
-    }
-    /// Starts the run threads at `runThreadNiceness`, off the scheduling loop.
-    private var runThreads = RunThreadStarter(niceness: 19)
+    public var runThreadNiceness: Int32 = 19
+    /// Starts the run threads at `runThreadNiceness`, off the scheduling loop; made by the loop at its first launch
+    /// (so a niceness set before `run()` applies) and used only by the loop.
+    private var runThreads: RunThreadStarter?
     /// Reads the config file again (SIGHUP); throws its problems.
     public var reloadConfig: (() throws -> ControllerConfig)?
 
@@ -560,7 +559,9 @@ public final class Controller: @unchecked Sendable {
                     + "\(item.request.requestedBy)" + (item.request.reason.map { ": \($0)" } ?? "") + ")",
                 runID: item.runID,
                 fields: ["pipeline": item.request.pipeline, "source": item.request.source.rawValue]))
-        runThreads.start(name: "pipe.controller.run.\(item.runID)") { [self] in
+        let starter = runThreads ?? RunThreadStarter(niceness: runThreadNiceness)
+        runThreads = starter
+        starter.start(name: "pipe.controller.run.\(item.runID)") { [self] in
             let result = executor.execute(request, runID: item.runID, cancellation: token)
             finished(item, result)
         }
