@@ -277,6 +277,11 @@ struct XcodebuildTestAction {
         stdout.line("\tTesting cancelled because the build failed.")
         stdout.line()
         stdout.line("** TEST FAILED **")
+        printFailedCommands(build)
+    }
+
+    /// The list that ends every failed build's output, after the banner.
+    private func printFailedCommands(_ build: BuildOutcome) {
         stdout.line()
         stdout.line()
         stdout.line("The following build commands failed:")
@@ -288,11 +293,7 @@ struct XcodebuildTestAction {
     private func printTestBuildFailure(_ build: BuildOutcome) {
         stdout.line()
         stdout.line("** TEST BUILD FAILED **")
-        stdout.line()
-        stdout.line()
-        stdout.line("The following build commands failed:")
-        for command in build.failedCommands { stdout.line("\t\(command)") }
-        stdout.line("(\(build.failedCommands.count) failure\(build.failedCommands.count == 1 ? "" : "s"))")
+        printFailedCommands(build)
     }
 
     private func observerDebugLines(elapsed: Double) {

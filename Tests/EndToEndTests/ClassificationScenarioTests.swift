@@ -151,20 +151,8 @@ final class ClassificationScenarioTests: EmulatedHostTestCase {
     }
 
     func testALayerWhoseHostIsGoneIsRetriedOnAnotherHostOfThePool() throws {
-        let secondState = try TemporaryDirectory(prefix: "pipe-e2e-host-2")
-        defer { secondState.remove() }
-        let second = try EmulatedMacHost(name: "mac-2", stateDirectory: secondState.url)
-        defer { second.stop() }
-        var config = try second.readConfig()
-        config["mode"] = "canned"
-        try second.writeConfig(config)
         let project = try makeProject(pipeline: singleLayer)
-        // Both emulated hosts log in as the same user of this machine: mac-2 gets its own work folder, as a second
-        // Mac would have its own disk.
-        try project.writeHostsFile(
-            host.hostsFileEntry()
-                + second.hostsFileEntry().replacingOccurrences(
-                    of: "    capacity: 1\n", with: "    capacity: 1\n    work-dir: pipe-work-mac-2\n"))
+        _ = try addSecondHost(to: project)
         try makeFirstTest(of: "ReadingIDTests", take: 4, in: project)
         let pipe = try BackgroundPipe(
             ["run", "app-intents", "--param", "infrastructure-retries=1"], in: project)

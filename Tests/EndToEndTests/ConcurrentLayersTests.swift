@@ -170,20 +170,8 @@ final class ConcurrentLayersTests: EmulatedHostTestCase {
     }
 
     func testTwoLayersThatLoseTheirHostTogetherMoveOnceToAnotherHostOfThePool() throws {
-        let secondState = try TemporaryDirectory(prefix: "pipe-e2e-host-2")
-        defer { secondState.remove() }
-        let second = try EmulatedMacHost(name: "mac-2", stateDirectory: secondState.url)
-        defer { second.stop() }
-        var config = try second.readConfig()
-        config["mode"] = "canned"
-        try second.writeConfig(config)
-        try addSecondIPhone(to: second)
         let project = try makeProject(pipeline: twoLayersWithRetry)
-        // Both emulated hosts log in as the same user of this machine: mac-2 gets its own work folder.
-        try project.writeHostsFile(
-            host.hostsFileEntry()
-                + second.hostsFileEntry().replacingOccurrences(
-                    of: "    capacity: 1\n", with: "    capacity: 1\n    work-dir: pipe-work-mac-2\n"))
+        try addSecondIPhone(to: try addSecondHost(to: project))
         try makeFirstTest(of: "ReadingIDTests", take: 4, in: project)
         try makeFirstTest(of: "CheckReadingIDIntentTests", take: 4, in: project)
         let run = try BackgroundPipe(["run", "app-intents"], in: project)

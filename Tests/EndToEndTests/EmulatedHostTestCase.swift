@@ -8,6 +8,8 @@ import XCTest
 class EmulatedHostTestCase: XCTestCase {
     var host: EmulatedMacHost!
     var hostState: TemporaryDirectory!
+    /// Hosts a test added (`addSecondHost`), stopped and removed with the first.
+    private var extraHosts: [(host: EmulatedMacHost, state: TemporaryDirectory)] = []
 
     /// `canned` replays recorded results; `real` compiles and runs the example's tests on the host.
     class var hostMode: String { "canned" }
@@ -21,6 +23,11 @@ class EmulatedHostTestCase: XCTestCase {
     }
 
     override func tearDown() {
+        for extra in extraHosts {
+            extra.host.stop()
+            extra.state.remove()
+        }
+        extraHosts = []
         host?.stop()
         hostState?.remove()
         super.tearDown()
@@ -30,6 +37,28 @@ class EmulatedHostTestCase: XCTestCase {
 
     func makeProject(pipeline: String? = nil) throws -> PipeProject {
         try PipeProject(host: host, pipeline: pipeline)
+    }
+
+    /// Starts a second emulated Mac, `mac-2`, in this test's mode, and writes `project`'s hosts file with both.
+    /// Both log in as the same user of this machine: mac-2 gets its own work folder, as a second Mac has its own disk.
+    func addSecondHost(to project: PipeProject) throws -> EmulatedMacHost {
+        let state = try TemporaryDirectory(prefix: "pipe-e2e-host-2")
+        let second: EmulatedMacHost
+        do {
+            second = try EmulatedMacHost(name: "mac-2", stateDirectory: state.url)
+        } catch {
+            state.remove()
+            throw error
+        }
+        extraHosts.append((second, state))
+        var config = try second.readConfig()
+        config["mode"] = Self.hostMode
+        try second.writeConfig(config)
+        try project.writeHostsFile(
+            host.hostsFileEntry()
+                + second.hostsFileEntry().replacingOccurrences(
+                    of: "    capacity: 1\n", with: "    capacity: 1\n    work-dir: pipe-work-mac-2\n"))
+        return second
     }
 
     /// Changes the canned results of the Reader scheme (`edit` gets its `tests` array) and commits the change.
