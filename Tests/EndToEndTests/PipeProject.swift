@@ -61,27 +61,29 @@ final class PipeProject {
     }
 
     /// The run folders under `artifacts/`, oldest first.
+    /// The run folders under `artifacts/`, oldest run first. Run ids order runs by the second they started; two
+    /// runs within one second (a fast canned run and its rerun) are ordered by the start time in their records
+    /// (milliseconds), not by their ids' random suffixes.
     func runFolders() -> [URL] {
         let artifacts = url.appendingPathComponent("artifacts")
         let names = (try? FileManager.default.contentsOfDirectory(atPath: artifacts.path)) ?? []
-        return names.filter { !$0.hasPrefix(".") }.sorted().map { artifacts.appendingPathComponent($0) }
+        func startedAt(_ name: String) -> String {
+            let record = artifacts.appendingPathComponent(name).appendingPathComponent("summary.json")
+            guard let data = try? Data(contentsOf: record),
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return "" }
+            return object["startedAt"] as? String ?? ""
+        }
+        let keyed = names.filter { !$0.hasPrefix(".") }.map {
+            (second: $0.prefix(15), started: startedAt($0), name: $0)
+        }
+        return keyed.sorted { ($0.second, $0.started, $0.name) < ($1.second, $1.started, $1.name) }
+            .map { artifacts.appendingPathComponent($0.name) }
     }
 
     /// The run record of the newest run, as JSON.
-    ///
-    /// Run ids order runs by the second they started; two runs within one second (a fast canned run and its rerun)
-    /// are ordered by when their record was last written.
     func lastRecord(file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
-        func written(_ folder: URL) -> Date {
-            let record = folder.appendingPathComponent("summary.json").path
-            return (try? FileManager.default.attributesOfItem(atPath: record)[.modificationDate] as? Date)
-                ?? .distantPast
-        }
-        let folders = runFolders()
-        let newestSecond = folders.last.map { String($0.lastPathComponent.prefix(15)) }
-        let candidates = folders.filter { String($0.lastPathComponent.prefix(15)) == newestSecond }
-        let folder = try XCTUnwrap(
-            candidates.max { written($0) < written($1) }, "no run folder under artifacts/", file: file, line: line)
+        let folder = try XCTUnwrap(runFolders().last, "no run folder under artifacts/", file: file, line: line)
         let data = try Data(contentsOf: folder.appendingPathComponent("summary.json"))
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
