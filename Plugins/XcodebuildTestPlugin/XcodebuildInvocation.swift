@@ -79,13 +79,24 @@ struct XcodebuildInvocation {
         return XcodebuildInvocation(exit: exit, facts: parser.facts, tests: tests.results, processGroup: processGroup)
     }
 
-    /// Creates a folder on the host (the run's artifacts folder, a derived-data folder).
+    /// Creates a folder on the host (the run's artifacts folder), once per run and host: every layer and the shared
+    /// build put their bundles in the same folder, and a round trip for a fact already known is wasted. A failure is
+    /// not remembered (a layer retried after a lost connection asks again); a run moved to another host makes it there.
     static func makeRemoteFolder(_ path: String, context: LayerContext) throws {
-        let prepare = try context.host.capture("mkdir -p \(ShellQuote.quote(path))", timeoutSeconds: 60)
-        guard prepare.exit == .exited(0) else {
-            throw RemoteError(
-                .commandFailed, host: context.hostName,
-                "could not create \(path): \(prepare.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))")
+        let key = "remote folder \(context.hostName) \(path)"
+        do {
+            try context.sharedWork.once(key) {
+                let prepare = try context.host.capture("mkdir -p \(ShellQuote.quote(path))", timeoutSeconds: 60)
+                guard prepare.exit == .exited(0) else {
+                    throw RemoteError(
+                        .commandFailed, host: context.hostName,
+                        "could not create \(path): "
+                            + prepare.stderrText.trimmingCharacters(in: .whitespacesAndNewlines))
+                }
+            }
+        } catch {
+            context.sharedWork.forget(key) { (made: Result<Void, Error>) in (try? made.get()) == nil }
+            throw error
         }
     }
 

@@ -28,6 +28,60 @@ extension SSHRemoteHost {
     public func synchronizeWorkspace(directory: URL, cacheKey: String, to remoteDirectory: String) throws
         -> WorkspaceSyncReport
     {
+        let started = try startSync(directory: directory, cacheKey: cacheKey, to: remoteDirectory)
+        defer { started.close() }
+        let ending: RemoteCommand.Ending
+        do {
+            ending = try started.remote.run(deadline: .never, idleSeconds: transferStallSeconds)
+        } catch let failure as WorkspaceScanner.Failure {
+            try? stopQuietly(started.remote)
+            throw RemoteError(.commandFailed, host: name, "\(started.what) failed: \(failure.message)")
+        }
+        return try finishSync(started, ending: ending)
+    }
+
+    /// A workspace sync whose command runs on the host and whose local folder is listed: what is left is driving
+    /// its channel (alone, or beside other commands) and `finishSync`.
+    final class StartedSync {
+        let remote: RemoteCommand
+        let sync: WorkspaceSync
+        let what: String
+        let remoteDirectory: String
+        let cacheFolder: String
+        let root: URL
+        let token: String
+        let target: String
+        let startedAt: Double
+        let listSeconds: Double
+        private let loading: DispatchGroup
+
+        init(
+            remote: RemoteCommand, sync: WorkspaceSync, what: String, remoteDirectory: String, cacheFolder: String,
+            root: URL, token: String, target: String, startedAt: Double, listSeconds: Double, loading: DispatchGroup
+        ) {
+            self.remote = remote
+            self.sync = sync
+            self.what = what
+            self.remoteDirectory = remoteDirectory
+            self.cacheFolder = cacheFolder
+            self.root = root
+            self.token = token
+            self.target = target
+            self.startedAt = startedAt
+            self.listSeconds = listSeconds
+            self.loading = loading
+        }
+
+        /// Closes the channel once the remembered state finished loading on its thread.
+        func close() {
+            remote.close()
+            loading.wait()
+        }
+    }
+
+    /// Starts the host's side of a sync and lists (and, with a remembered manifest, compares) the local folder while
+    /// the host takes its lock and reads its manifest.
+    func startSync(directory: URL, cacheKey: String, to remoteDirectory: String) throws -> StartedSync {
         let started = MonotonicClock.seconds()
         let what = "the workspace sync of \(directory.path) to \(remoteDirectory)"
         guard Self.isValidCacheKey(cacheKey) else {
@@ -61,33 +115,39 @@ extension SSHRemoteHost {
             ])
         // The command starts first: the host takes the lock and reads its manifest while this side lists (and,
         // with a remembered manifest, digests and compares) the workspace.
-        let remote = try RemoteCommand(
-            line, on: session, inOwnProcessGroup: true, input: sync, output: sync,
-            deadline: Deadline(secondsFromNow: Self.startSeconds))
-        defer {
-            remote.close()
+        let remote: RemoteCommand
+        do {
+            remote = try RemoteCommand(
+                line, on: session, inOwnProcessGroup: true, input: sync, output: sync,
+                deadline: Deadline(secondsFromNow: Self.startSeconds))
+        } catch {
             loading.wait()
+            throw error
         }
         let listing = MonotonicClock.seconds()
-        let listed: Double
         do {
             let entries = try WorkspaceScanner.entries(under: root)
-            listed = MonotonicClock.seconds()
+            let listed = MonotonicClock.seconds()
             loading.wait()
             sync.prepare(entries: entries, remembered: loaded.value)
+            return StartedSync(
+                remote: remote, sync: sync, what: what, remoteDirectory: remoteDirectory, cacheFolder: cacheFolder,
+                root: root, token: token, target: target, startedAt: started, listSeconds: listed - listing,
+                loading: loading)
         } catch let failure as WorkspaceScanner.Failure {
             try? stopQuietly(remote)
+            remote.close()
+            loading.wait()
             throw RemoteError(.commandFailed, host: name, "\(what) cannot start: \(failure.message)")
         }
-        let ending: RemoteCommand.Ending
-        do {
-            ending = try remote.run(deadline: .never, idleSeconds: transferStallSeconds)
-        } catch let failure as WorkspaceScanner.Failure {
-            try? stopQuietly(remote)
-            throw RemoteError(.commandFailed, host: name, "\(what) failed: \(failure.message)")
-        }
+    }
+
+    /// Checks how the host's side of a sync ended and what it applied, and remembers what was sent.
+    func finishSync(_ started: StartedSync, ending: RemoteCommand.Ending) throws -> WorkspaceSyncReport {
+        let (sync, what, remoteDirectory) = (started.sync, started.what, started.remoteDirectory)
+        let memory = syncMemory
         guard case .exited(let exit) = ending else {
-            try? stopQuietly(remote)
+            try? stopQuietly(started.remote)
             throw RemoteError(
                 .timeout, host: name,
                 "\(what) stalled: no byte moved for \(Int(transferStallSeconds)) s; \(remoteDirectory) on the host is "
@@ -106,31 +166,33 @@ extension SSHRemoteHost {
         let sent = sync.archiveDigest()
         guard sync.hostDigest == sent else {
             // The copy may hold damaged files under a manifest that vouches for them: make the next sync rebuild it.
-            memory.forget(target, folder: syncStateDirectory)
+            memory.forget(started.target, folder: syncStateDirectory)
             _ = try? capture(
-                ShellQuote.join(["rm", "-f", cacheFolder + "/manifest", cacheFolder + "/manifest.id"]), stdin: nil,
-                timeoutSeconds: 30)
+                ShellQuote.join(["rm", "-f", started.cacheFolder + "/manifest", started.cacheFolder + "/manifest.id"]),
+                stdin: nil, timeoutSeconds: 30)
             throw RemoteError(
                 .transferCorrupt, host: name,
                 "\(what) arrived damaged: the host's SHA-256 of the archive is \(sync.hostDigest ?? "missing") but "
                     + "\(sync.archiveBytes) bytes with SHA-256 \(sent) were sent; the host's cached copy will be "
                     + "rebuilt on the next sync, and \(remoteDirectory) cannot be trusted")
         }
-        if let sent = sync.sentManifest {
+        if let sentManifest = sync.sentManifest {
             memory.remember(
-                token: token, entries: sent.entries, patchLines: sent.patchLines, for: target,
-                folder: syncStateDirectory)
+                token: started.token, entries: sentManifest.entries, patchLines: sentManifest.patchLines,
+                for: started.target, folder: syncStateDirectory)
         }
         if sync.computedDigests > 0 || sync.kind == .full {
-            memory.saveDigests(root: root.path, entries: sync.sentManifest?.entries ?? [], folder: syncStateDirectory)
+            memory.saveDigests(
+                root: started.root.path, entries: sync.sentManifest?.entries ?? [], folder: syncStateDirectory)
         }
         let finished = MonotonicClock.seconds()
         return WorkspaceSyncReport(
             kind: sync.kind ?? .full,
             transfer: TransferSummary(
-                bytes: sync.archiveBytes, sha256: sent, seconds: finished - started, destination: remoteDirectory),
+                bytes: sync.archiveBytes, sha256: sent, seconds: finished - started.startedAt,
+                destination: remoteDirectory),
             entries: sync.entryCount, entriesSent: sync.sentEntries, pathsDeleted: sync.deletedPaths,
-            listSeconds: listed - listing, digestSeconds: sync.digestSeconds,
+            listSeconds: started.listSeconds, digestSeconds: sync.digestSeconds,
             cloneSeconds: clonedAt - (sync.appliedAt ?? clonedAt),
             hostSentManifest: !sync.hostHadRememberedManifest, filesDigested: sync.computedDigests)
     }

@@ -68,6 +68,10 @@ final class CannedRunTests: EmulatedHostTestCase {
         let record = try project.lastRecord()
         XCTAssertEqual(layer("logic", in: record)?["outcome"] as? String, "host-config")
         XCTAssertEqual((layer("logic", in: record)?["attempts"] as? [Any])?.count, 0, "no test ran")
+        // The run folder and workspace, made while the simulators were listed, went when the host turned out unfit.
+        let remoteFolder = try XCTUnwrap(record["remoteRunFolder"] as? String)
+        XCTAssertNotEqual(
+            try host.inspect("test -d \(remoteFolder)").exitCode, 0, "\(remoteFolder) left on the host")
     }
 
     func testSchemeTheHostDoesNotShareIsHostConfigNotATestFailure() throws {

@@ -204,6 +204,50 @@ final class WorkspaceSyncTests: XCTestCase {
         try assertRunFolder(runFolder("two"), equals: local)
     }
 
+    func testCommandsRunBesideTheSyncAndEachReportsItsOwnResult() throws {
+        let local = scratch.appending("workspace")
+        try makeTree(at: local)
+        let workspace = runFolder("together")
+        // The first command ends only once the sync has cloned the workspace: run one after the other, it would wait
+        // until its deadline and time out.
+        let waitsForTheSync =
+            "i=0; until [ -f \(ShellQuote.quote(workspace + "/a.txt")) ]; do sleep 0.05; "
+            + "i=$((i+1)); [ $i -lt 200 ] || exit 9; done; echo saw it"
+        let together = host.captureTogether(
+            [waitsForTheSync, "echo to stderr >&2; exit 3", "pwd"], timeoutSeconds: 10,
+            syncing: WorkspaceSyncRequest(directory: local, cacheKey: "repo", remoteDirectory: workspace))
+        let outputs = try together.outputs.map { try $0.get() }
+        XCTAssertEqual(outputs[0].exit, .exited(0), outputs[0].stderrText)
+        XCTAssertEqual(outputs[0].stdoutText, "saw it\n")
+        XCTAssertEqual(outputs[1].exit, .exited(3))
+        XCTAssertEqual(outputs[1].stderrText, "to stderr\n")
+        XCTAssertTrue(outputs[2].stdoutText.hasPrefix("/"), outputs[2].stdoutText)
+        let synced = try XCTUnwrap(together.sync).get()
+        XCTAssertEqual(synced.destination, workspace)
+        try assertRunFolder(workspace, equals: local)
+        // The memory of what was sent works as after a sync on its own: the next one sends nothing.
+        let next = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("after"))
+        XCTAssertEqual(next.kind, .delta)
+        XCTAssertEqual(next.entriesSent, 0)
+    }
+
+    func testASyncThatCannotStartFailsAloneAndTheCommandsStillRun() throws {
+        let local = scratch.appending("workspace")
+        try makeTree(at: local)
+        XCTAssertEqual(mkfifo(local.appendingPathComponent("pipe-fifo").path, 0o644), 0)
+        let together = host.captureTogether(
+            ["echo first", "echo second"], timeoutSeconds: 10,
+            syncing: WorkspaceSyncRequest(directory: local, cacheKey: "repo", remoteDirectory: runFolder("fifo")))
+        XCTAssertEqual(try together.outputs.map { try $0.get().stdoutText }, ["first\n", "second\n"])
+        XCTAssertThrowsError(try XCTUnwrap(together.sync).get()) { error in
+            XCTAssertTrue("\(error)".contains("pipe-fifo is neither a file"), "\(error)")
+        }
+        // The host's side was stopped and let go of the cache's lock: the next sync of the cache goes through.
+        try FileManager.default.removeItem(at: local.appendingPathComponent("pipe-fifo"))
+        _ = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("after"))
+        try assertRunFolder(runFolder("after"), equals: local)
+    }
+
     func testARunFolderThatExistsIsRefusedBeforeAnythingIsSent() throws {
         let local = scratch.appending("workspace")
         try makeTree(at: local)

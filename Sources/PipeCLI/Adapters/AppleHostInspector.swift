@@ -5,18 +5,19 @@ import PipeCore
 /// The engine's `HostInspector`: asks the host's `xcrun simctl` and `xcodebuild`, reads the answers with
 /// `PipeApple`.
 struct AppleHostInspector: HostInspector {
-    func simulators(on host: RemoteHost) throws -> [Simulator] {
-        let output = try host.capture("xcrun simctl list devices available -j", timeoutSeconds: 120)
+    let simulatorListCommand = "xcrun simctl list devices available -j"
+
+    func readSimulators(_ output: CapturedOutput, host: String) throws -> [Simulator] {
         guard output.exit == .exited(0) else {
             throw ConfigurationError(
-                "host \(host.name): `xcrun simctl list devices available -j` failed (\(output.exit.artifactText)): "
+                "host \(host): `\(simulatorListCommand)` failed (\(output.exit.artifactText)): "
                     + output.stderrText.trimmingCharacters(in: .whitespacesAndNewlines)
                     + "; check that Xcode and its simulator runtimes are installed")
         }
         do {
             return try SimctlListParser.parse(output.stdout)
         } catch {
-            throw ConfigurationError("host \(host.name): the simulator list could not be read: \(error)")
+            throw ConfigurationError("host \(host): the simulator list could not be read: \(error)")
         }
     }
 
@@ -57,8 +58,9 @@ struct AppleHostInspector: HostInspector {
         }
     }
 
-    func xcodeVersion(on host: RemoteHost) throws -> String {
-        let output = try host.capture("xcodebuild -version", timeoutSeconds: 60)
-        return try XcodeVersion.parse(output.stdoutText).description
+    let xcodeVersionCommand = "xcodebuild -version"
+
+    func readXcodeVersion(_ output: CapturedOutput) throws -> String {
+        try XcodeVersion.parse(output.stdoutText).description
     }
 }

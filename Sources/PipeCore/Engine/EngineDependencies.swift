@@ -42,21 +42,41 @@ public struct ConnectedHost {
 }
 
 /// Apple knowledge the engine needs about a host (`PipeApple` over a `RemoteHost`).
+///
+/// The commands that list a host's simulators and read its Xcode are given apart from how their output is read, so
+/// the engine can run them at the same time as the workspace upload (`RemoteHost.captureTogether`).
 public protocol HostInspector {
-    /// The simulators the host offers (`xcrun simctl list devices available -j`).
-    func simulators(on host: RemoteHost) throws -> [Simulator]
+    /// The command that lists the simulators a host offers (`xcrun simctl list devices available -j`).
+    var simulatorListCommand: String { get }
+    /// The simulators in `output` of `simulatorListCommand` on `host`; throws a `ConfigurationError` when the
+    /// command failed or its output cannot be read.
+    func readSimulators(_ output: CapturedOutput, host: String) throws -> [Simulator]
+    /// The command that says which Xcode a host runs (`xcodebuild -version`).
+    var xcodeVersionCommand: String { get }
+    /// The Xcode in `output` of `xcodeVersionCommand`, e.g. `Xcode 16.2 (16C5032a)`.
+    func readXcodeVersion(_ output: CapturedOutput) throws -> String
     /// Chooses one simulator deterministically, never one in `excluding`; throws a `ConfigurationError` listing
     /// what the host has. `udidSource` names where `criteria.udid` came from (`--udid`, `SIM_UDID`), for messages.
     func choose(
         _ criteria: SimulatorCriteria, among simulators: [Simulator], excluding: Set<String>, udidSource: String
     ) throws -> SimulatorChoice
-    /// The host's Xcode, e.g. `Xcode 16.2 (16C5032a)`.
-    func xcodeVersion(on host: RemoteHost) throws -> String
     /// Creates a simulator of `criteria`'s device type and runtime (`simctl create`) and returns its UDID; throws a
     /// `ConfigurationError` when the host has no such device type or runtime.
     func createSimulator(_ criteria: SimulatorCriteria, on host: RemoteHost) throws -> String
     /// Deletes a simulator Pipe created (`simctl delete`); one already gone is not an error.
     func deleteSimulator(udid: String, on host: RemoteHost) throws
+}
+
+extension HostInspector {
+    /// The simulators the host offers.
+    public func simulators(on host: RemoteHost) throws -> [Simulator] {
+        try readSimulators(try host.capture(simulatorListCommand, timeoutSeconds: 120), host: host.name)
+    }
+
+    /// The host's Xcode, e.g. `Xcode 16.2 (16C5032a)`.
+    public func xcodeVersion(on host: RemoteHost) throws -> String {
+        try readXcodeVersion(try host.capture(xcodeVersionCommand, timeoutSeconds: 60))
+    }
 }
 
 /// A failure of the request against this host's setup (no such simulator, scheme not shared): `host-config`.

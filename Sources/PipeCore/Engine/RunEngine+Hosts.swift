@@ -12,25 +12,23 @@ extension RunEngine {
     ///
     /// Default policy: an infrastructure failure is retried once, on another host where there is one. A host that
     /// cannot be reached or refuses Pipe is recorded unhealthy and leaves rotation until `pipe hosts check` passes.
-    func connect(_ candidates: [HostConfig], state: RunState) throws -> Session {
+    ///
+    /// With `announce: false` the connection is neither recorded nor shown: the caller does it with `announceConnection(_:state:)`
+    /// (the checkout, running at the same time, comes first in the record). `abandoned` is asked while waiting for a
+    /// free slot: the caller no longer wants the connection.
+    func connect(
+        _ candidates: [HostConfig], state: RunState, announce: Bool = true, abandoned: () -> Bool = { false }
+    ) throws -> Session {
         var lastError: RemoteError?
         var failed: Set<String> = []
         for attempt in 1...2 {
             try checkCancelled()
-            let host = try leaseHost(candidates, excluding: candidates.count > 1 ? failed : [], state: state)
+            let host = try leaseHost(
+                candidates, excluding: candidates.count > 1 ? failed : [], state: state, abandoned: abandoned)
             do {
-                let connected = try connector.connect(host, cancellation: cancellation)
-                try state.locked {
-                    state.record.host = .init(
-                        name: host.name, endpoint: host.endpoint, keyType: connected.keyType,
-                        fingerprint: connected.fingerprint)
-                    try state.journal.runChanged(state.record)
-                }
-                state.journal.emit(
-                    .hostConnected(
-                        host: host.name, endpoint: host.endpoint, keyType: connected.keyType,
-                        fingerprint: connected.fingerprint))
-                return Session(host: host, connected: connected)
+                let session = Session(host: host, connected: try connector.connect(host, cancellation: cancellation))
+                if announce { try announceConnection(session, state: state) }
+                return session
             } catch let error as RemoteError {
                 _ = try? leases?.releaseLeases(runID: state.runID)
                 try? leases?.recordHealth(
@@ -48,11 +46,26 @@ extension RunEngine {
         throw lastError ?? RemoteError(.unreachable, host: candidates[0].name, "could not connect")
     }
 
+    /// Records the run's host and shows the connection.
+    func announceConnection(_ session: Session, state: RunState) throws {
+        let (host, connected) = (session.host, session.connected)
+        try state.locked {
+            state.record.host = .init(
+                name: host.name, endpoint: host.endpoint, keyType: connected.keyType,
+                fingerprint: connected.fingerprint)
+            try state.journal.runChanged(state.record)
+        }
+        state.journal.emit(
+            .hostConnected(
+                host: host.name, endpoint: host.endpoint, keyType: connected.keyType,
+                fingerprint: connected.fingerprint))
+    }
+
     /// The host to use: without a store, the first candidate not yet failed; with one, a leased slot, waiting
     /// while every matching host is busy.
-    func leaseHost(_ candidates: [HostConfig], excluding failed: Set<String>, state: RunState) throws
-        -> HostConfig
-    {
+    func leaseHost(
+        _ candidates: [HostConfig], excluding failed: Set<String>, state: RunState, abandoned: () -> Bool = { false }
+    ) throws -> HostConfig {
         guard let leases else { return candidates.first { !failed.contains($0.name) } ?? candidates[0] }
         let deadline = clock().addingTimeInterval(leaseWaitSeconds)
         var announced = false
@@ -71,6 +84,7 @@ extension RunEngine {
                     announced = true
                 }
                 try pause(seconds: 1)
+                if abandoned() { throw CancelledBeforeLayers(reason: "the run ended before a host slot came free") }
             }
         }
     }

@@ -122,15 +122,31 @@ public final class RunEngine {
         let pipeline = request.pipeline
         try checkCancelled()
 
-        // 1. Checkout (the engine never reads pipelines or plugins from the checked-out ref).
-        let checkoutResult = try checkout.checkout(
-            pipeline.repository, projectDirectory: request.projectDirectory,
-            into: localWork.appendingPathComponent("checkout", isDirectory: true))
-        let workspace = checkoutResult.workTree.appendingPathComponent(pipeline.repository.workspacePath)
-        guard FileManager.default.fileExists(atPath: workspace.path) else {
-            throw RequestError(
-                "the workspace folder '\(pipeline.repository.workspacePath)' does not exist at commit "
-                    + "\(checkoutResult.commit.prefix(12)); fix `repository.workspace` in \(pipeline.sourcePath)")
+        // 1–2. The checkout, and at the same time a host: its slot leased, its key verified before authentication.
+        // Neither needs the other, and a connection (TCP, key exchange, login) costs about what a small checkout does.
+        let candidates = try HostChooser.candidates(
+            for: pipeline.hostSelection, override: request.hostOverride, among: hosts)
+        let connecting = BackgroundResult { [self] abandoned in
+            try connect(candidates, state: state, announce: false, abandoned: abandoned)
+        }
+        let checkoutResult: CheckedOutSource
+        let workspace: URL
+        do {
+            // The engine never reads pipelines or plugins from the checked-out ref.
+            checkoutResult = try checkout.checkout(
+                pipeline.repository, projectDirectory: request.projectDirectory,
+                into: localWork.appendingPathComponent("checkout", isDirectory: true))
+            workspace = checkoutResult.workTree.appendingPathComponent(pipeline.repository.workspacePath)
+            guard FileManager.default.fileExists(atPath: workspace.path) else {
+                throw RequestError(
+                    "the workspace folder '\(pipeline.repository.workspacePath)' does not exist at commit "
+                        + "\(checkoutResult.commit.prefix(12)); fix `repository.workspace` in \(pipeline.sourcePath)")
+            }
+        } catch {
+            // The connection is not wanted any more; its thread ends before the run lets go of its leases.
+            connecting.abandon()
+            _ = connecting.wait()
+            throw error
         }
         try state.locked {
             state.record.commit = checkoutResult.commit
@@ -141,14 +157,15 @@ public final class RunEngine {
             .checkedOut(
                 ref: pipeline.repository.ref, commit: checkoutResult.commit,
                 workspace: pipeline.repository.workspacePath))
+        let session = try connecting.wait().get()
+        try announceConnection(session, state: state)
         try checkCancelled()
 
-        // 2–4. A host (its key verified before authentication), its simulators, a fresh run folder and the workspace.
-        let candidates = try HostChooser.candidates(
-            for: pipeline.hostSelection, override: request.hostOverride, among: hosts)
+        // 3–4. Its simulators, a fresh run folder and the workspace.
         let context = LayerRunContext(
             request: request, candidates: candidates, workspace: workspace,
-            place: try setUpHost(candidates, excluding: [], workspace: workspace, request: request, state: state))
+            place: try setUpHost(
+                candidates, excluding: [], workspace: workspace, request: request, state: state, connected: session))
         // Cleans up once every layer ended (`runLayers` returns only then), over a place's connection that still
         // works (a layer that lost one reconnected it); then closes the connections opened for layers running at once.
         defer {
@@ -167,32 +184,58 @@ public final class RunEngine {
         try finish(state)
     }
 
-    /// Connects to the best host of `candidates` not in `excluding`, lists its simulators and chooses one, creates
-    /// the run's folder there and brings the workspace: everything a layer needs from a host.
+    /// Connects to the best host of `candidates` not in `excluding` (or takes the `connected` session), lists its
+    /// simulators and chooses one, creates the run's folder there and brings the workspace: everything a layer needs
+    /// from a host.
+    ///
+    /// The run folder, Xcode's version, the simulator list and the workspace sync are asked for at the same time over
+    /// the one connection (`RemoteHost.captureTogether`): set-up costs one wait, not four. A host that cannot run the
+    /// request is still a configuration failure found here, before any layer; the run folder made meanwhile is then
+    /// removed.
     func setUpHost(
         _ candidates: [HostConfig], excluding: Set<String>, workspace: URL, request: RunRequest,
-        state: RunState
+        state: RunState, connected: Session? = nil
     ) throws -> HostPlace {
         let pipeline = request.pipeline
-        let session = try connect(candidates.filter { !excluding.contains($0.name) }, state: state)
+        let session = try connected ?? connect(candidates.filter { !excluding.contains($0.name) }, state: state)
         try checkCancelled()
 
-        // Xcode and simulators, before anything is uploaded: a host that cannot run the request is a configuration
-        // failure, found early.
         let environment = Self.hostEnvironment(session.host, selection: pipeline.hostSelection)
         let remote = Self.prepared(session.connected.remote, environment: environment)
-        let xcode = (try? inspector.xcodeVersion(on: remote)).map { version in
+        // `~/x` in the hosts file means the login's home, which is where relative paths start anyway.
+        let workDirectory = session.host.workDirectory
+        let runFolder =
+            (workDirectory.hasPrefix("~/") ? String(workDirectory.dropFirst(2)) : workDirectory)
+            + "/runs/\(state.runID)"
+        let together = remote.captureTogether(
+            [
+                Self.runFolderCommand(runFolder), inspector.xcodeVersionCommand, inspector.simulatorListCommand,
+            ],
+            timeoutSeconds: 120,
+            syncing: WorkspaceSyncRequest(
+                directory: workspace,
+                cacheKey: Self.workspaceCacheKey(pipeline.repository, project: request.projectDirectory),
+                remoteDirectory: runFolder + "/workspace"))
+        let remoteRunFolder = try readRunFolder(together.outputs[0], folder: runFolder, host: session.host.name)
+        try state.locked {
+            state.record.remoteRunFolder = remoteRunFolder
+            try state.journal.runChanged(state.record)
+        }
+        var placeReady = false
+        defer {
+            if !placeReady { cleanUpRemote(remoteRunFolder, on: [remote], journal: state.journal) }
+        }
+        let xcode = (try? inspector.readXcodeVersion(together.outputs[1].get())).map { version in
             environment["DEVELOPER_DIR"].map { "\(version) at \($0)" } ?? version
         }
         state.locked { state.record.xcode = xcode }
-        var simulators = try inspector.simulators(on: remote)
+        var simulators = try inspector.readSimulators(together.outputs[2].get(), host: session.host.name)
         state.journal.emit(.simulatorsListed(host: session.host.name, available: simulators.count))
         var criteria = pipeline.simulator
         if let udid = request.udidOverride { criteria.udid = udid }
         let needsSimulator = state.snapshot.layers.contains { plugins.plugin(kind: $0.plugin)?.needsSimulator ?? false }
         var choice: SimulatorChoice?
         var createdSimulator: String?
-        var placeReady = false
         // A simulator made here goes when the run ends (with the place, in `execute`), or now when the place could
         // not be set up after all (RunEngine+CreatedSimulator.swift).
         defer {
@@ -217,41 +260,34 @@ public final class RunEngine {
             }
             if let choice { state.journal.emit(.simulatorChosen(host: session.host.name, choice: choice)) }
         }
-        try checkCancelled()
-
-        // A fresh run folder on the host, and the workspace in it.
-        let remoteRunFolder = try makeRemoteRunFolder(
-            "\(session.host.workDirectory)/runs/\(state.runID)", on: remote, host: session.host.name)
-        try state.locked {
-            state.record.remoteRunFolder = remoteRunFolder
-            try state.journal.runChanged(state.record)
-        }
-        let link = HostLink(host: session.host, remote: remote, environment: environment)
-        let remoteWorkspace = remoteRunFolder + "/workspace"
-        let upload = try remote.syncWorkspace(
-            directory: workspace,
-            cacheKey: Self.workspaceCacheKey(pipeline.repository, project: request.projectDirectory),
-            to: remoteWorkspace)
+        let upload = try (together.sync ?? .failure(RemoteError(.commandFailed, host: remote.name, "no sync ran")))
+            .get()
         state.journal.emit(.workspaceUploaded(host: session.host.name, bytes: upload.bytes, seconds: upload.seconds))
+        try checkCancelled()
         placeReady = true
+        let link = HostLink(host: session.host, remote: remote, environment: environment)
         let fitting = choice.map { choice in
             SimulatorPool.fitting(
                 first: choice.simulator, criteria: criteria, among: simulators, inspector: inspector,
                 exact: createdSimulator != nil)
         }
         return HostPlace(
-            link: link, remoteRunFolder: remoteRunFolder, remoteWorkspace: remoteWorkspace, simulators: simulators,
-            criteria: criteria, firstChoice: choice, createdSimulator: createdSimulator,
+            link: link, remoteRunFolder: remoteRunFolder, remoteWorkspace: remoteRunFolder + "/workspace",
+            simulators: simulators, criteria: criteria, firstChoice: choice, createdSimulator: createdSimulator,
             pool: SimulatorPool(fitting: fitting ?? []))
     }
 
-    /// Creates the run's folder on the host and returns its absolute path: commands run from other folders (the
+    /// Makes the run's folder on the host and prints its absolute path: commands run from other folders (the
     /// workspace), so every path Pipe hands to the host must be absolute.
-    private func makeRemoteRunFolder(_ folder: String, on remote: RemoteHost, host: String) throws -> String {
-        // `~/x` in the hosts file means the login's home, which is where relative paths start anyway.
-        let relative = folder.hasPrefix("~/") ? String(folder.dropFirst(2)) : folder
-        let output = try remote.capture(
-            "mkdir -p \(ShellQuote.quote(relative)) && cd \(ShellQuote.quote(relative)) && pwd", timeoutSeconds: 60)
+    private static func runFolderCommand(_ folder: String) -> String {
+        "mkdir -p \(ShellQuote.quote(folder)) && cd \(ShellQuote.quote(folder)) && pwd"
+    }
+
+    /// The absolute path `runFolderCommand` printed, or why the folder could not be made.
+    private func readRunFolder(_ result: Swift.Result<CapturedOutput, Error>, folder: String, host: String) throws
+        -> String
+    {
+        let output = try result.get()
         let path = output.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
         guard output.exit == .exited(0), path.hasPrefix("/") else {
             let reason = output.stderrText.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -52,4 +52,10 @@ public final class EnvironmentRemoteHost: RemoteHost {
             remotePath, into: localParent, cancellation: cancellation, alongside: command.map { prefix + $0 },
             commandTimeoutSeconds: commandTimeoutSeconds)
     }
+
+    public func captureTogether(_ commands: [String], timeoutSeconds: Double, syncing sync: WorkspaceSyncRequest?)
+        -> CapturedTogether
+    {
+        base.captureTogether(commands.map { prefix + $0 }, timeoutSeconds: timeoutSeconds, syncing: sync)
+    }
 }

@@ -41,6 +41,37 @@ public protocol RemoteHost: AnyObject {
         _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
         commandTimeoutSeconds: Double
     ) -> PullBackResult
+
+    /// Runs short `commands` (as `capture` runs them) and, when given, the workspace `sync` at the same time over
+    /// one connection: a run's set-up (Xcode's version, the simulator list, the run folder, the workspace) costs one
+    /// wait instead of one per step. Never throws: each part reports its own failure, in the order given.
+    func captureTogether(_ commands: [String], timeoutSeconds: Double, syncing sync: WorkspaceSyncRequest?)
+        -> CapturedTogether
+}
+
+/// A workspace sync asked for beside other commands (`RemoteHost.captureTogether`): `syncWorkspace`'s arguments.
+public struct WorkspaceSyncRequest: Sendable, Equatable {
+    public var directory: URL
+    public var cacheKey: String
+    /// The folder to make, absolute or relative to the login's home; its parent is created when missing.
+    public var remoteDirectory: String
+
+    public init(directory: URL, cacheKey: String, remoteDirectory: String) {
+        self.directory = directory
+        self.cacheKey = cacheKey
+        self.remoteDirectory = remoteDirectory
+    }
+}
+
+/// What `RemoteHost.captureTogether` brings back: each command's output, and the sync's summary when one was asked.
+public struct CapturedTogether {
+    public var outputs: [Result<CapturedOutput, Error>]
+    public var sync: Result<TransferSummary, Error>?
+
+    public init(outputs: [Result<CapturedOutput, Error>], sync: Result<TransferSummary, Error>?) {
+        self.outputs = outputs
+        self.sync = sync
+    }
 }
 
 extension RemoteHost {
@@ -51,6 +82,21 @@ extension RemoteHost {
 
     public func capture(_ command: String, timeoutSeconds: Double = 60) throws -> CapturedOutput {
         try capture(command, stdin: nil, timeoutSeconds: timeoutSeconds)
+    }
+
+    /// One after the other: the commands, then the sync.
+    public func captureTogether(_ commands: [String], timeoutSeconds: Double, syncing sync: WorkspaceSyncRequest?)
+        -> CapturedTogether
+    {
+        CapturedTogether(
+            outputs: commands.map { command in
+                Result { try capture(command, stdin: nil, timeoutSeconds: timeoutSeconds) }
+            },
+            sync: sync.map { sync in
+                Result {
+                    try syncWorkspace(directory: sync.directory, cacheKey: sync.cacheKey, to: sync.remoteDirectory)
+                }
+            })
     }
 
     /// One after the other: a check that the item exists, the download, then the command.
