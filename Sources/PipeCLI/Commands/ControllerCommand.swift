@@ -77,7 +77,8 @@ enum ControllerCommand {
         let executor = ControllerRunExecutor(
             project: project, environment: context.environment, hostsFile: hostsFile, store: runStore, output: output)
         let controller = Controller(
-            config: config, store: store, storePath: storeURL.path, executor: executor, log: output)
+            config: config, store: store, storePath: storeURL.path, executor: executor, log: output,
+            runThreadStore: runStore)
         controller.reloadConfig = {
             executor.forgetParsedFiles()
             return try loader.load(configURL)

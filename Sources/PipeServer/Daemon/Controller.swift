@@ -14,7 +14,10 @@ public final class Controller: @unchecked Sendable {
     /// What the controller keeps in the run store.
     public typealias Store = RunQueue & RunStore & HostLeaseStore
 
+    /// The scheduling loop's connection: only the loop (and the status and chat requests answered beside it) uses it.
     private let store: Store
+    /// The connection a run thread records its run's end through (the runs' own connection, see `init`).
+    private let runThreadStore: RunQueue
     private let storePath: String
     private let executor: QueuedRunExecutor
     private let log: ControllerLog
@@ -65,12 +68,16 @@ public final class Controller: @unchecked Sendable {
         var startedAt: Date
     }
 
+    /// `runThreadStore` is the connection the run threads write through (their records, their end in the queue); by
+    /// default `store`. Give them one of their own: a connection serializes its callers, and a scheduling pass must
+    /// not wait for it behind a run thread, which runs at a lower priority (`runThreadNiceness`).
     public init(
         config: ControllerConfig, store: Store, storePath: String, executor: QueuedRunExecutor, log: ControllerLog,
-        owner: RunOwner = .current(), clock: @escaping () -> Date = Date.init
+        owner: RunOwner = .current(), runThreadStore: RunQueue? = nil, clock: @escaping () -> Date = Date.init
     ) {
         self.config = config
         self.store = store
+        self.runThreadStore = runThreadStore ?? store
         self.storePath = storePath
         self.executor = executor
         self.log = log
@@ -571,7 +578,8 @@ public final class Controller: @unchecked Sendable {
     private func finished(_ item: QueuedRun, _ result: ExecutedRun) {
         let state: QueuedRun.State = result.status == nil ? .failed : .finished
         do {
-            try store.finish(runID: item.runID, state: state, problem: result.problem, at: clock())
+            // On the run's thread: through the runs' connection, never the loop's.
+            try runThreadStore.finish(runID: item.runID, state: state, problem: result.problem, at: clock())
         } catch {
             log.notice(
                 ControllerNotice(
