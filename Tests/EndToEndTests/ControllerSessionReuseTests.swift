@@ -31,6 +31,30 @@ final class ControllerSessionReuseTests: ControllerTestCase {
         XCTAssertEqual(try sshdConnections.count(), 0)
     }
 
+    func testAConnectionWhoseCommandsGetADeveloperDirGoesBackToo() throws {
+        let xcode154 = "/Applications/Xcode-15.4.app/Contents/Developer"
+        var config = try host.readConfig()
+        config["otherXcodes"] = [xcode154: ["version": "15.4", "build": "15F31d"]]
+        try host.writeConfig(config)
+        // The one-layer pipeline, on hosts whose Xcode 15.4 is at `xcode154` (read from the project folder).
+        let project = try controllerProject()
+        let pipelineFile = project.url.appendingPathComponent("pipelines/app-intents.yml")
+        try String(contentsOf: pipelineFile, encoding: .utf8)
+            .replacingOccurrences(of: "simulator:", with: "host:\n  labels: { xcode: \"15.4\" }\nsimulator:")
+            .write(to: pipelineFile, atomically: true, encoding: .utf8)
+        try project.writeHostsFile(host.hostsFileEntry() + "    xcodes: { \"15.4\": \(xcode154) }\n")
+        try writeConfig("session-idle: 60s\n", in: project)
+        let controller = try startController(in: project)
+        _ = try runToTheEnd(project, by: controller)
+        let second = try runToTheEnd(project, by: controller)
+        XCTAssertEqual(
+            try project.lastRecord()["xcode"] as? String, "Xcode 15.4 (15F31d) at \(xcode154)",
+            "its commands ran under the wrapper that exports DEVELOPER_DIR")
+        assertLine(of: second, in: controller, with: "reusing the SSH session to mac-1 opened")
+        XCTAssertEqual(connections(accepted: host.sshdLog()).count, 1)
+        XCTAssertEqual(stop(controller).exitCode, 0)
+    }
+
     func testASessionIdleForTheLimitIsClosedWithoutAnotherRun() throws {
         let (project, controller, _) = try controllerAfterOneRun(sessionIdle: "2s")
         let ended = Date()
