@@ -32,6 +32,7 @@ final class SSHChannel {
                 session.raw, "session", 7, Self.windowSize, Self.packetSize, nil, 0)
             {
                 handle = opened
+                session.channelDidOpen()
                 return
             }
             let status = libssh2_session_last_errno(session.raw)
@@ -118,11 +119,17 @@ final class SSHChannel {
         self.handle = nil
         guard session.isConnected else {
             _ = libssh2_channel_free(handle)
+            session.channelWasFreed()
             return
         }
         while true {
             let status = libssh2_channel_free(handle)
-            if status != LIBSSH2_ERROR_EAGAIN || deadline.hasPassed { return }
+            if status != LIBSSH2_ERROR_EAGAIN {
+                session.channelWasFreed()
+                return
+            }
+            // Left to the session: it counts as open, so the session serves no other run (`reuseRefusal`).
+            if deadline.hasPassed { return }
             session.waitForSocket(maxSeconds: deadline.remaining(cappedAt: 0.1))
         }
     }

@@ -39,9 +39,13 @@ public final class SSHSession {
     static let maximumWrite = 32_700
 
     let raw: OpaquePointer
-    private let socket: SSHSocket
+    let socket: SSHSocket
     private(set) var lostReason: String?
-    private var isDisconnected = false
+    private(set) var isDisconnected = false
+    /// Channels opened and not yet freed: a command whose channel the host never closed keeps one open.
+    private(set) var openChannels = 0
+    /// Channels ever opened on this session: none since a point in time means no command reached the host since.
+    public private(set) var channelsOpened = 0
 
     private init(host: HostConfig, raw: OpaquePointer, socket: SSHSocket, hostKey: SSHHostKey) {
         self.host = host
@@ -243,7 +247,16 @@ public final class SSHSession {
         return (0..<Int(count)).compactMap { list[$0].map { String(cString: $0) } }
     }
 
-    // MARK: - Waiting and errors (used by channels)
+    // MARK: - Channels, waiting and errors (used by channels)
+
+    func channelDidOpen() {
+        openChannels += 1
+        channelsOpened += 1
+    }
+
+    func channelWasFreed() {
+        openChannels -= 1
+    }
 
     /// Waits until libssh2 can make progress on the socket or `maxSeconds` pass; `others` are polled alongside and
     /// get their `revents` filled. Sends a keepalive when one is due.

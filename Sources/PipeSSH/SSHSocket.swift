@@ -30,6 +30,13 @@ final class SSHSocket {
         _ = systemClose(descriptor)
     }
 
+    /// Whether anything waits to be read — bytes, the end of the stream or an error — found without waiting.
+    var hasPendingInput: Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        // -1 (poll itself failed) counts as pending: the caller then trusts the connection no further.
+        return poll(&entry, 1, 0) != 0
+    }
+
     /// Connects to the first address of `host` that accepts before `deadline`, trying each resolved address in turn.
     static func connect(host: String, port: Int, deadline: Deadline) throws -> SSHSocket {
         var hints = addrinfo()

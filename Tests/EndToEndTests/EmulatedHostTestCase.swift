@@ -223,21 +223,13 @@ class EmulatedHostTestCase: XCTestCase {
     /// Kills the sshd processes serving this host's open connections, as a network drop would; with
     /// `alsoTheListener`, the listener too, as if the host went away.
     func dropConnections(alsoTheListener: Bool = false) throws {
-        let listener = try String(
-            contentsOf: host.stateDirectory.appendingPathComponent("sshd.pid"), encoding: .utf8
-        ).trimmingCharacters(in: .whitespacesAndNewlines)
-        // Each connection is a privileged monitor (the listener's child) and its session process (a grandchild);
-        // both hold the socket, so both go.
-        let table = try CommandRunner.shell("ps -eo pid=,ppid=").stdout.split(separator: "\n").compactMap {
-            line -> (pid: String, parent: String)? in
-            let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
-            return fields.count == 2 ? (fields[0], fields[1]) : nil
-        }
-        let monitors = table.filter { $0.parent == listener }.map(\.pid)
-        let pids =
-            (alsoTheListener ? [listener] : []) + monitors + table.filter { monitors.contains($0.parent) }.map(\.pid)
-        XCTAssertFalse(monitors.isEmpty, "no connection to drop")
-        for pid in pids { kill(Int32(pid) ?? 0, SIGKILL) }
+        let dropped = try sshdConnections.drop(alsoTheListener: alsoTheListener)
+        XCTAssertGreaterThan(dropped, 0, "no connection to drop")
+    }
+
+    /// The host's open SSH connections, seen from its sshd.
+    var sshdConnections: SSHDaemonConnections {
+        SSHDaemonConnections(pidFile: host.stateDirectory.appendingPathComponent("sshd.pid"))
     }
 
     /// Waits until a run that was not among `earlier` run folders has started `layer`'s tests on the host (its log

@@ -1,5 +1,6 @@
 import Foundation
 import PipeCore
+import PipeTestSupport
 import XCTest
 
 @testable import PipeSSH
@@ -8,7 +9,8 @@ import XCTest
     import Glibc
 #endif
 
-/// Connecting to a real sshd: host key checks before login, algorithms, authentication and its failures.
+/// Connecting to a real sshd: host key checks before login, algorithms, authentication and its failures, and whether
+/// an idle session may serve another run.
 final class SSHSessionTests: XCTestCase {
     private var server: TestSSHServer!
 
@@ -194,6 +196,69 @@ final class SSHSessionTests: XCTestCase {
         XCTAssertThrowsError(try SSHRemoteHost(session: session).capture("true")) { error in
             XCTAssertEqual((error as? RemoteError)?.kind, .connectionLost)
         }
+    }
+
+    // MARK: - Reuse: whether an idle session may serve another run, decided without a round trip
+
+    func testAnIdleSessionThatRanCommandsMayBeReused() throws {
+        let session = try SSHSession.connect(to: server.hostConfig())
+        let before = session.channelsOpened
+        _ = try SSHRemoteHost(session: session).capture("true")
+        XCTAssertGreaterThan(session.channelsOpened, before, "a command opens a channel")
+        XCTAssertEqual(session.openChannels, 0, "and frees it")
+        XCTAssertNil(session.reuseRefusal(environment: [:]))
+    }
+
+    func testASessionTheHostClosedIsRefused() throws {
+        let session = try SSHSession.connect(to: server.hostConfig())
+        _ = try SSHRemoteHost(session: session).capture("true")
+        let dropped = try SSHDaemonConnections(pidFile: server.state.appendingPathComponent("sshd.pid")).drop()
+        XCTAssertGreaterThan(dropped, 0)
+        var refusal: String?
+        let deadline = Date().addingTimeInterval(5)
+        while refusal == nil, Date() < deadline {
+            refusal = session.reuseRefusal(environment: [:])
+            usleep(20_000)
+        }
+        XCTAssertTrue(refusal?.contains("the host sent something") ?? false, refusal ?? "reusable")
+        XCTAssertTrue(session.isConnected, "found without reading: libssh2 has not seen the end yet")
+    }
+
+    func testAClosedSessionIsRefused() throws {
+        let session = try SSHSession.connect(to: server.hostConfig())
+        session.disconnect()
+        XCTAssertEqual(session.reuseRefusal(environment: [:]), "the session was closed")
+    }
+
+    func testTheHostKeyIsCheckedAgainstTheKnownHostsFileAsItReadsNow() throws {
+        let knownHosts = server.file("known_hosts")
+        let trusted = try String(contentsOf: server.knownHosts, encoding: .utf8)
+        try trusted.write(to: knownHosts, atomically: true, encoding: .utf8)
+        let session = try SSHSession.connect(to: server.hostConfig(knownHostsFile: knownHosts.path))
+        // A command first, as every run's connection ran: it reads what sshd sends after the login (its host keys).
+        _ = try SSHRemoteHost(session: session).capture("true")
+        XCTAssertNil(session.reuseRefusal(environment: [:]))
+
+        // Another key recorded for the host: refused at once, although the session is healthy.
+        let otherKey = server.file("other_key")
+        try TestSSHServer.run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", otherKey.path])
+        let other = try String(contentsOfFile: otherKey.path + ".pub", encoding: .utf8).split(separator: " ")
+        try "[127.0.0.1]:\(server.port) \(other[0]) \(other[1])\n".write(
+            to: knownHosts, atomically: true, encoding: .utf8)
+        XCTAssertEqual(
+            session.reuseRefusal(environment: [:]),
+            "\(knownHosts.path) no longer trusts its host key (\(session.hostKeyFingerprint))")
+
+        // The key removed: refused too.
+        try "# emptied\n".write(to: knownHosts, atomically: true, encoding: .utf8)
+        XCTAssertNotNil(session.reuseRefusal(environment: [:]))
+        try FileManager.default.removeItem(at: knownHosts)
+        XCTAssertNotNil(session.reuseRefusal(environment: [:]))
+
+        // Trusted again: fit again.
+        try trusted.write(to: knownHosts, atomically: true, encoding: .utf8)
+        XCTAssertNil(session.reuseRefusal(environment: [:]))
+        _ = try SSHRemoteHost(session: session).capture("true")
     }
 
     // MARK: - Helpers

@@ -54,6 +54,28 @@ final class ControllerConfigLoaderTests: XCTestCase {
         XCTAssertEqual(config.gracePeriodSeconds, ControllerConfig.defaultGracePeriodSeconds)
         XCTAssertEqual(config.limits, ControllerLimits())
         XCTAssertEqual(config.watches.first?.intervalSeconds, ControllerConfigLoader.defaultWatchInterval)
+        XCTAssertEqual(config.sessionIdleSeconds, 60)
+    }
+
+    func testSessionIdleTakesADurationOrZero() throws {
+        for (text, seconds) in [("90s", 90.0), ("5m", 300), ("45", 45), ("0", 0), ("0s", 0), ("'0'", 0)] {
+            let config = try loader.load(yaml: "session-idle: \(text)\n", file: "c.yml")
+            XCTAssertEqual(config.sessionIdleSeconds, seconds, text)
+        }
+    }
+
+    func testABadSessionIdleIsNamedWithItsPosition() {
+        for text in ["soon", "-5", "1d"] {
+            XCTAssertThrowsError(try loader.load(yaml: "grace-period: 1m\nsession-idle: \(text)\n", file: "c.yml")) {
+                error in
+                XCTAssertEqual(
+                    (error as? SpecErrors)?.problems.map(\.description),
+                    [
+                        "c.yml:2:15: error: session-idle: expected how long an idle SSH session is kept for the next "
+                            + "run, such as 60s or 5m, or 0 to close each one when its run ends; found '\(text)'"
+                    ])
+            }
+        }
     }
 
     func testEveryProblemAtOnceWithItsPosition() {

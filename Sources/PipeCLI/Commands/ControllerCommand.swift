@@ -75,7 +75,11 @@ enum ControllerCommand {
         let runStore = try SQLiteRunStore(location: storeURL)
         let output = ControllerOutput(json: context.arguments.flag("json"), write: context.console.out)
         let executor = ControllerRunExecutor(
-            project: project, environment: context.environment, hostsFile: hostsFile, store: runStore, output: output)
+            project: project, environment: context.environment, hostsFile: hostsFile, store: runStore, output: output,
+            sessionIdleSeconds: config.sessionIdleSeconds)
+        // However the controller ends, the SSH sessions it keeps for its next runs are closed (with a reason the
+        // hosts' logs show) before it exits.
+        defer { executor.sessions.closeAll() }
         let controller = Controller(
             config: config, store: store, storePath: storeURL.path, executor: executor, log: output,
             runThreadStore: runStore)
@@ -83,6 +87,7 @@ enum ControllerCommand {
             executor.forgetParsedFiles()
             return try loader.load(configURL)
         }
+        controller.reloadApplied = { executor.sessions.idleSeconds = $0.sessionIdleSeconds }
         let signals = ControllerSignals(controller: controller)
         defer { withExtendedLifetime(signals) {} }
         do {
@@ -179,7 +184,10 @@ enum ControllerCommand {
             "  limits: \(limits.runs.map { "\($0) runs at once" } ?? "as many runs as the hosts take")"
                 + (limits.perPipeline.map { ", \($0) per pipeline" } ?? "")
                 + limits.pipelines.sorted { $0.key < $1.key }.map { ", \($0.value) of \($0.key)" }.joined()
-                + "; grace period \(Int(config.gracePeriodSeconds)) s")
+                + "; grace period \(Int(config.gracePeriodSeconds)) s; "
+                + (config.sessionIdleSeconds > 0
+                    ? "SSH sessions kept \(Int(config.sessionIdleSeconds)) s for the next run"
+                    : "SSH sessions closed after each run"))
         context.console.out(lines.joined(separator: "\n") + "\n")
         return 0
     }

@@ -13,12 +13,16 @@ import PipeSpec
 /// The pipelines and the hosts file are parsed once and kept until their file changes (`ParsedFileCache`): the
 /// controller asks for them on every scheduling pass and for every run it starts. `forgetParsedFiles()` (SIGHUP)
 /// reads them again, and with them the external plugins' settings.
+///
+/// Unlike `pipe run`, the runs connect through `sessions`: an SSH session a run ends with stays logged in for the
+/// next run to the same host, for `session-idle`.
 final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
     private let project: ProjectFolder
     private let environment: [String: String]
     private let hostsFile: URL
     private let store: RunStore
     private let output: ControllerOutput
+    let sessions: WarmSessionPool
     /// Pipelines by file and parameters, before the request's ref is applied.
     let pipelines = ParsedFileCache<Pipeline>()
     /// The hosts file.
@@ -26,13 +30,14 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
 
     init(
         project: ProjectFolder, environment: [String: String], hostsFile: URL, store: RunStore,
-        output: ControllerOutput
+        output: ControllerOutput, sessionIdleSeconds: Double
     ) {
         self.project = project
         self.environment = environment
         self.hostsFile = hostsFile
         self.store = store
         self.output = output
+        sessions = WarmSessionPool(environment: environment, idleSeconds: sessionIdleSeconds)
     }
 
     func prepare(_ item: QueuedRun) throws -> RunRequest {
@@ -71,10 +76,10 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
         } catch {
             return ExecutedRun(status: nil, exitCode: nil, problem: "\(error)")
         }
+        let events = SerializedEventSink(output.renderer(runID: runID, redactor: SecretRedactor(request.secrets)))
         let engine = RunLauncher.makeEngine(
-            for: request, hosts: hosts, store: store,
-            events: output.renderer(runID: runID, redactor: SecretRedactor(request.secrets)),
-            cancellation: cancellation, environment: environment)
+            for: request, hosts: hosts, store: store, events: events, cancellation: cancellation,
+            environment: environment, connector: sessions.connector(events: events))
         do {
             let result = try engine.run(request)
             return ExecutedRun(

@@ -64,14 +64,15 @@ enum RunLauncher {
     }
 
     /// The engine with Pipe's parts: libgit2 checkout, libssh2 hosts, Apple tools, the plugins the pipeline names,
-    /// and the standard reports. `pipe run`, `pipe rerun` and the controller all run requests through it.
+    /// and the standard reports. `pipe run`, `pipe rerun` and the controller all run requests through it; the
+    /// controller passes the `connector` of its warm sessions, the others connect anew for each run.
     static func makeEngine(
         for request: RunRequest, hosts: [HostConfig], store: RunStore, events: EventSink,
-        cancellation: CancellationToken, environment: [String: String]
+        cancellation: CancellationToken, environment: [String: String], connector: HostConnector? = nil
     ) -> RunEngine {
         let engine = RunEngine(
             checkout: GitSourceCheckout(cancellation: cancellation),
-            connector: SSHHostConnector(environment: environment), inspector: AppleHostInspector(),
+            connector: connector ?? SSHHostConnector(environment: environment), inspector: AppleHostInspector(),
             plugins: plugins(for: request, environment: environment), hosts: hosts, events: events,
             cancellation: cancellation, store: store)
         engine.reports = StandardReports()

@@ -24,6 +24,15 @@ public struct CheckedOutSource: Sendable, Equatable {
 /// Opens a verified, authenticated connection to a host (libssh2 in `PipeSSH`).
 public protocol HostConnector {
     func connect(_ host: HostConfig, cancellation: CancellationToken) throws -> ConnectedHost
+
+    /// The run is over with `remote`, a connection `connect` returned for `host` (without the engine's wrappers),
+    /// after the run's clean-up: no layer lost it and no command runs on it. A connector that keeps sessions warm
+    /// for later runs (the controller's) may hand it to one; by default it is dropped, and closes when released.
+    func giveBack(_ remote: RemoteHost, host: HostConfig)
+}
+
+extension HostConnector {
+    public func giveBack(_ remote: RemoteHost, host: HostConfig) {}
 }
 
 /// A host after its key was checked and the login accepted.

@@ -9,7 +9,8 @@ extension RunEngine {
     /// place was set up, and extra ones opened on demand (a cold connection to a host on the same network takes tens
     /// of milliseconds — far less than any layer — where sharing one session would need a lock around every
     /// channel read of every layer's streaming command). A connection goes back to the place when its layer ends,
-    /// for the next layer; the extra ones close when the run ends.
+    /// for the next layer; when the run ends, those still healthy go back to the connector (which may keep them warm
+    /// for another run, `HostConnector.giveBack`), and the others close.
     final class HostPlace: @unchecked Sendable {
         /// The connection the place was set up over, used for the run's clean-up once every layer ended.
         let link: HostLink
@@ -72,12 +73,17 @@ extension RunEngine {
             return [link] + extra
         }
 
-        /// Closes the connections opened for layers running at once (a session disconnects when released).
-        func closeExtraLinks() {
+        /// Ends the place's connections once the run cleaned up: every one no layer lost goes back to `connector`
+        /// (none when `nil`: a cancelled run may have stopped mid-command); then the place lets go of the ones
+        /// opened for layers running at once (a session nobody keeps disconnects when released).
+        func release(givingBackTo connector: HostConnector?) {
             lock.lock()
-            defer { lock.unlock() }
+            let links = [link] + extra
             idle.removeAll { link in extra.contains { $0 === link } }
             extra = []
+            lock.unlock()
+            guard let connector else { return }
+            for link in links where !link.lost { connector.giveBack(link.connection, host: link.host) }
         }
     }
 

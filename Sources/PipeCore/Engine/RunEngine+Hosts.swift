@@ -152,9 +152,14 @@ extension RunEngine {
     /// The connection to the run's host; replaced when a layer lost it and is retried.
     final class HostLink {
         let host: HostConfig
-        var remote: RemoteHost
+        /// A new connection (a reconnect) is not lost.
+        var remote: RemoteHost { didSet { lost = false } }
         /// What every command on this host runs with (`DEVELOPER_DIR`), kept for a new connection.
         let environment: [String: String]
+        /// A layer lost this connection (or it stopped answering): it goes back to no one when the run ends.
+        var lost = false
+        /// The connection as the connector made it, under the `DEVELOPER_DIR` wrapper: what goes back to it.
+        var connection: RemoteHost { (remote as? EnvironmentRemoteHost)?.base ?? remote }
 
         init(host: HostConfig, remote: RemoteHost, environment: [String: String]) {
             self.host = host

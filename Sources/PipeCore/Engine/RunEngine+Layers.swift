@@ -94,6 +94,8 @@ extension RunEngine {
             } catch {
                 result = LayerResult(outcome: .pluginError, evidence: ["plugin '\(spec.plugin)' failed: \(error)"])
             }
+            // Not to be given back when the run ends, unless a retry reconnects it (`HostLink.remote`).
+            if connectionLost { link.lost = true }
             // A plugin may quote what a test printed: nothing of it may carry a secret into the record.
             result.evidence = state.journal.redactor.redact(result.evidence)
             result.tests = result.tests.map(state.journal.redactor.redact)

@@ -167,10 +167,13 @@ public final class RunEngine {
             place: try setUpHost(
                 candidates, excluding: [], workspace: workspace, request: request, state: state, connected: session))
         // Cleans up once every layer ended (`runLayers` returns only then), over a place's connection that still
-        // works (a layer that lost one reconnected it); then closes the connections opened for layers running at once.
+        // works (a layer that lost one reconnected it); then gives the healthy connections back to the connector
+        // (the controller keeps them warm for its next run) and closes the rest. Every command of a layer that ended
+        // has ended, but a cancelled run may have stopped in the middle of one: it gives nothing back.
         defer {
+            let takingBack = cancellation.isCancelled ? nil : connector
             for place in context.places {
-                defer { place.closeExtraLinks() }
+                defer { place.release(givingBackTo: takingBack) }
                 if let udid = place.createdSimulator {
                     deleteCreatedSimulator(
                         udid, on: place.link.remote, host: place.link.host.name, journal: state.journal)

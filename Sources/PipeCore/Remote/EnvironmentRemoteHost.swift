@@ -6,7 +6,8 @@ import PipeBasics
 ///
 /// The values are exported in front of each command, quoted with `ShellQuote`; transfers are untouched.
 public final class EnvironmentRemoteHost: RemoteHost {
-    private let base: RemoteHost
+    /// The connection the commands run over.
+    public let base: RemoteHost
     private let prefix: String
 
     public init(_ base: RemoteHost, environment: [String: String]) {

@@ -9,7 +9,7 @@ import PipeSpec
 /// pipeline loads with the parameters given (unknown parameter names, invalid values).
 public struct ControllerConfigLoader {
     /// The top-level keys.
-    public static let topLevelKeys = ["limits", "grace-period", "schedules", "watches"]
+    public static let topLevelKeys = ["limits", "grace-period", "session-idle", "schedules", "watches"]
     static let limitKeys = ["runs", "per-pipeline", "pipelines"]
     static let scheduleKeys = ["pipeline", "cron", "time-zone", "ref", "parameters", "missed"]
     static let watchKeys = ["pipeline", "branches", "interval", "parameters"]
@@ -64,6 +64,9 @@ public struct ControllerConfigLoader {
         if let node = top.value("grace-period"), let seconds = document.duration(node, at: path("grace-period")) {
             config.gracePeriodSeconds = seconds
         }
+        if let node = top.value("session-idle"), let seconds = decodeSessionIdle(node, document) {
+            config.sessionIdleSeconds = seconds
+        }
         if let node = top.value("limits") { config.limits = decodeLimits(node, document) }
         if let node = top.value("schedules") {
             config.schedules = entries(node, at: path("schedules"), what: "schedule", document).compactMap {
@@ -107,6 +110,19 @@ public struct ControllerConfigLoader {
             }
             return (entry.key, body)
         }
+    }
+
+    /// A duration, or 0 (which no other duration of the file may be): keep no session for the next run.
+    private func decodeSessionIdle(_ node: YAMLNode, _ document: SpecDocument) -> Double? {
+        let keyPath = path("session-idle")
+        guard let text = document.nonEmptyString(node, at: keyPath) else { return nil }
+        if let seconds = DurationParser.seconds(from: text) { return seconds }
+        if ["0", "0s", "0m", "0h"].contains(text.trimmingCharacters(in: .whitespaces)) { return 0 }
+        document.error(
+            keyPath, at: node.start,
+            "expected how long an idle SSH session is kept for the next run, such as 60s or 5m, or 0 to close each "
+                + "one when its run ends; found '\(text)'")
+        return nil
     }
 
     private func decodeLimits(_ node: YAMLNode, _ document: SpecDocument) -> ControllerLimits {

@@ -40,6 +40,8 @@ public final class Controller: @unchecked Sendable {
     private var runThreads: RunThreadStarter?
     /// Reads the config file again (SIGHUP); throws its problems.
     public var reloadConfig: (() throws -> ControllerConfig)?
+    /// Told of a config reloaded and applied, for settings the command line applies itself (`session-idle`).
+    public var reloadApplied: ((ControllerConfig) -> Void)?
 
     private let lock = NSLock()
     private var config: ControllerConfig
@@ -282,6 +284,7 @@ public final class Controller: @unchecked Sendable {
             config = fresh
             lock.unlock()
             watcher?.update(fresh.watches)
+            reloadApplied?(fresh)
             log.notice(ControllerNotice("reloaded", "reloaded \(fresh.file): \(describe(fresh))"))
         } catch {
             lock.lock()
@@ -642,6 +645,10 @@ public final class Controller: @unchecked Sendable {
         ]
         if let runs = config.limits.runs { parts.append("at most \(runs) runs at once") }
         parts.append("grace period \(Self.seconds(config.gracePeriodSeconds))")
+        parts.append(
+            config.sessionIdleSeconds > 0
+                ? "SSH sessions kept \(Self.seconds(config.sessionIdleSeconds)) for the next run"
+                : "SSH sessions closed after each run")
         return parts.joined(separator: ", ")
     }
 
