@@ -94,6 +94,30 @@ final class WarmSessionPoolTests: XCTestCase {
         XCTAssertEqual(failures.count, 1)
     }
 
+    func testAReusedSessionDeadAtTheRunsSetUpIsReplacedForAllOfIt() throws {
+        let dead = SSHRemoteHost(session: try SSHSession.connect(to: host))
+        try dropConnectionsAndWait(until: { dead.session.reuseRefusal(environment: [:]) != nil })
+        var failures: [RemoteError] = []
+        let pooled = PooledRemoteHost(
+            dead, openedAt: 0,
+            replacingIfDeadAtFirstCommand: { [host] error in
+                failures.append(error)
+                return (SSHRemoteHost(session: try SSHSession.connect(to: host!)), 1)
+            })
+        // The engine's set-up asks for several things at once: all of them go over the new connection, still at
+        // once (the first command ends only when the second has run).
+        let marker = "/tmp/pipe-pool-together-\(UUID().uuidString)"
+        let together = pooled.captureTogether(
+            [
+                "i=0; until [ -e \(marker) ]; do sleep 0.05; i=$((i+1)); [ $i -lt 100 ] || exit 9; done; echo one",
+                ": >\(marker); echo two",
+            ], timeoutSeconds: 30, syncing: nil)
+        try? FileManager.default.removeItem(atPath: marker)
+        XCTAssertEqual(try together.outputs.map { try $0.get().stdoutText }, ["one\n", "two\n"])
+        XCTAssertEqual(failures.map(\.kind), [.connectionLost])
+        XCTAssertEqual(pooled.openedAt, 1)
+    }
+
     func testANewConnectionIsNeverReplaced() throws {
         let remote = SSHRemoteHost(session: try SSHSession.connect(to: host))
         try dropConnectionsAndWait(until: { remote.session.reuseRefusal(environment: [:]) != nil })

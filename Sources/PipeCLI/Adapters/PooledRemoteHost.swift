@@ -72,6 +72,30 @@ final class PooledRemoteHost: RemoteHost {
             commandTimeoutSeconds: commandTimeoutSeconds)
     }
 
+    /// The first command of a run's connection (the run's set-up): it reports failures in its result, so a reused
+    /// session dead before any channel opened is recognized there, and everything runs again over a new connection.
+    func captureTogether(_ commands: [String], timeoutSeconds: Double, syncing sync: WorkspaceSyncRequest?)
+        -> CapturedTogether
+    {
+        let together = remote.captureTogether(commands, timeoutSeconds: timeoutSeconds, syncing: sync)
+        guard let replacement else { return together }
+        self.replacement = nil
+        let failures = together.outputs.compactMap { output -> RemoteError? in
+            guard case .failure(let error as RemoteError) = output else { return nil }
+            return error
+        }
+        guard remote.session.channelsOpened == channelsWhenLent,
+            let lost = failures.first(where: { [.connectionLost, .timeout].contains($0.kind) })
+        else { return together }
+        do {
+            (remote, openedAt) = try replacement(lost)
+        } catch {
+            return CapturedTogether(
+                outputs: commands.map { _ in .failure(error) }, sync: sync.map { _ in .failure(error) })
+        }
+        return remote.captureTogether(commands, timeoutSeconds: timeoutSeconds, syncing: sync)
+    }
+
     /// Runs `body` over `remote`; the first time only, a failure before any channel opened on a reused session
     /// runs it again over a new connection.
     private func firstCommandAware<Result>(_ body: (SSHRemoteHost) throws -> Result) throws -> Result {
