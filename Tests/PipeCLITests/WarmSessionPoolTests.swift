@@ -69,20 +69,32 @@ final class WarmSessionPoolTests: XCTestCase {
         XCTAssertNotEqual(try sshdPID(over: fresh.remote), warmPID)
     }
 
-    func testAReusedSessionDeadAtItsFirstCommandIsReplacedOnce() throws {
+    /// The failures a pooled connection's replacement was opened for.
+    private final class Replacements {
+        var errors: [RemoteError] = []
+    }
+
+    /// A pooled connection over a session the host dropped (after one command, with `usedBefore`), whose replacement
+    /// is a new connection with `openedAt` 1.
+    private func pooledOverDeadSession(usedBefore: Bool) throws -> (PooledRemoteHost, Replacements) {
         let dead = SSHRemoteHost(session: try SSHSession.connect(to: host))
-        _ = try dead.capture("true")
+        if usedBefore { _ = try dead.capture("true") }
         try dropConnectionsAndWait(until: { dead.session.reuseRefusal(environment: [:]) != nil })
-        var failures: [RemoteError] = []
+        let replacements = Replacements()
         let pooled = PooledRemoteHost(
             dead, openedAt: 0,
             replacingIfDeadAtFirstCommand: { [host] error in
-                failures.append(error)
+                replacements.errors.append(error)
                 return (SSHRemoteHost(session: try SSHSession.connect(to: host!)), 1)
             })
+        return (pooled, replacements)
+    }
+
+    func testAReusedSessionDeadAtItsFirstCommandIsReplacedOnce() throws {
+        let (pooled, failures) = try pooledOverDeadSession(usedBefore: true)
         let output = try pooled.capture("echo still here", stdin: nil, timeoutSeconds: 30)
         XCTAssertEqual(output.stdoutText, "still here\n")
-        XCTAssertEqual(failures.map(\.kind), [.connectionLost])
+        XCTAssertEqual(failures.errors.map(\.kind), [.connectionLost])
         XCTAssertEqual(pooled.openedAt, 1, "the replacement is what goes back to the pool")
 
         // Once a command reached the host, a lost connection is the engine's to handle, not hidden.
@@ -91,19 +103,11 @@ final class WarmSessionPoolTests: XCTestCase {
         XCTAssertThrowsError(try pooled.capture("true", stdin: nil, timeoutSeconds: 30)) { error in
             XCTAssertEqual((error as? RemoteError)?.kind, .connectionLost)
         }
-        XCTAssertEqual(failures.count, 1)
+        XCTAssertEqual(failures.errors.count, 1)
     }
 
     func testAReusedSessionDeadAtTheRunsSetUpIsReplacedForAllOfIt() throws {
-        let dead = SSHRemoteHost(session: try SSHSession.connect(to: host))
-        try dropConnectionsAndWait(until: { dead.session.reuseRefusal(environment: [:]) != nil })
-        var failures: [RemoteError] = []
-        let pooled = PooledRemoteHost(
-            dead, openedAt: 0,
-            replacingIfDeadAtFirstCommand: { [host] error in
-                failures.append(error)
-                return (SSHRemoteHost(session: try SSHSession.connect(to: host!)), 1)
-            })
+        let (pooled, failures) = try pooledOverDeadSession(usedBefore: false)
         // The engine's set-up asks for several things at once: all of them go over the new connection, still at
         // once (the first command ends only when the second has run).
         let marker = "/tmp/pipe-pool-together-\(UUID().uuidString)"
@@ -114,7 +118,7 @@ final class WarmSessionPoolTests: XCTestCase {
             ], timeoutSeconds: 30, syncing: nil)
         try? FileManager.default.removeItem(atPath: marker)
         XCTAssertEqual(try together.outputs.map { try $0.get().stdoutText }, ["one\n", "two\n"])
-        XCTAssertEqual(failures.map(\.kind), [.connectionLost])
+        XCTAssertEqual(failures.errors.map(\.kind), [.connectionLost])
         XCTAssertEqual(pooled.openedAt, 1)
     }
 
