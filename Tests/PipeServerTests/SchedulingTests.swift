@@ -96,6 +96,18 @@ final class SchedulingTests: XCTestCase {
         XCTAssertEqual(plan.holds["r1"], .noFreeHost(pipeline: "b"))
     }
 
+    func testALongQueueBehindBusyHostsIsHeldWhileAnotherPipelineStarts() {
+        let plan = DispatchPlanner(limits: ControllerLimits()).plan(
+            waiting: waiting(Array(repeating: "a", count: 500) + ["c", "a", "c"]), running: [:],
+            freeSlots: ["m1": 1, "m2": 0, "own": 1], hostsOfPipeline: ["a": ["m1", "m2"], "c": ["own"]])
+        XCTAssertEqual(plan.starts.map(\.runID), ["r0", "r500"])
+        XCTAssertEqual(plan.starts.map(\.host), ["m1", "own"])
+        XCTAssertEqual(plan.holds.count, 501)
+        XCTAssertEqual(plan.holds["r499"], .noFreeHost(pipeline: "a"))
+        XCTAssertEqual(plan.holds["r501"], .noFreeHost(pipeline: "a"))
+        XCTAssertEqual(plan.holds["r502"], .noFreeHost(pipeline: "c"))
+    }
+
     // MARK: Branch patterns
 
     func testBranchPatterns() {

@@ -48,6 +48,9 @@ public struct DispatchPlanner: Sendable {
         var total = running.values.reduce(0, +)
         var starts: [Start] = []
         var holds: [String: Hold] = [:]
+        // Pipelines none of whose hosts has a free slot left: slots are only taken during a plan, so their later runs
+        // are held without looking at every host again (a long queue behind busy hosts costs one look per pipeline).
+        var withoutFreeHost: Set<String> = []
         for item in waiting {
             if let overall = limits.runs, total >= overall {
                 holds[item.runID] = .overallLimit(overall)
@@ -57,11 +60,16 @@ public struct DispatchPlanner: Sendable {
                 holds[item.runID] = .pipelineLimit(pipeline: item.pipeline, limit: limit)
                 continue
             }
+            if withoutFreeHost.contains(item.pipeline) {
+                holds[item.runID] = .noFreeHost(pipeline: item.pipeline)
+                continue
+            }
             let hosts = hostsOfPipeline[item.pipeline] ?? []
             // The host with the most free slots; on a tie, the first in the pipeline's order.
             var best: String?
             for host in hosts where free[host, default: 0] > free[best ?? "", default: 0] { best = host }
             guard let host = best, free[host, default: 0] > 0 else {
+                withoutFreeHost.insert(item.pipeline)
                 holds[item.runID] = .noFreeHost(pipeline: item.pipeline)
                 continue
             }
