@@ -74,6 +74,17 @@ final class CannedRunTests: EmulatedHostTestCase {
             try host.inspect("test -d \(remoteFolder)").exitCode, 0, "\(remoteFolder) left on the host")
     }
 
+    func testAnUnknownRefEndsTheRunAndTheHostConnectedMeanwhileIsNotRecorded() throws {
+        // The host's connection is made while the checkout runs: a checkout that fails ends the run as an invalid
+        // request, and the host it never used is neither recorded nor shown.
+        let project = try PipeProject(host: host)
+        let result = try project.pipe(["run", "app-intents", "--ref", "no-such-branch"])
+        XCTAssertEqual(result.exitCode, 2, result.combined)
+        XCTAssertTrue(result.stdout.contains("no branch, tag or commit 'no-such-branch'"), result.stdout)
+        XCTAssertFalse(result.stdout.contains("mac-1"), result.stdout)
+        XCTAssertNil(try project.lastRecord()["host"], "a host that the run never used is not recorded")
+    }
+
     func testSchemeTheHostDoesNotShareIsHostConfigNotATestFailure() throws {
         var config = try host.readConfig()
         config["sharedSchemes"] = ["Haptics"]

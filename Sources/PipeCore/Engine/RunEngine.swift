@@ -129,24 +129,21 @@ public final class RunEngine {
         let connecting = BackgroundResult { [self] abandoned in
             try connect(candidates, state: state, announce: false, abandoned: abandoned)
         }
-        let checkoutResult: CheckedOutSource
-        let workspace: URL
-        do {
-            // The engine never reads pipelines or plugins from the checked-out ref.
-            checkoutResult = try checkout.checkout(
-                pipeline.repository, projectDirectory: request.projectDirectory,
-                into: localWork.appendingPathComponent("checkout", isDirectory: true))
-            workspace = checkoutResult.workTree.appendingPathComponent(pipeline.repository.workspacePath)
-            guard FileManager.default.fileExists(atPath: workspace.path) else {
-                throw RequestError(
-                    "the workspace folder '\(pipeline.repository.workspacePath)' does not exist at commit "
-                        + "\(checkoutResult.commit.prefix(12)); fix `repository.workspace` in \(pipeline.sourcePath)")
-            }
-        } catch {
-            // The connection is not wanted any more; its thread ends before the run lets go of its leases.
+        // However this ends, the connection's thread has ended before the run lets go of its leases (a step below
+        // that throws leaves the connection unwanted; once it was taken, this returns at once).
+        defer {
             connecting.abandon()
             _ = connecting.wait()
-            throw error
+        }
+        // The engine never reads pipelines or plugins from the checked-out ref.
+        let checkoutResult = try checkout.checkout(
+            pipeline.repository, projectDirectory: request.projectDirectory,
+            into: localWork.appendingPathComponent("checkout", isDirectory: true))
+        let workspace = checkoutResult.workTree.appendingPathComponent(pipeline.repository.workspacePath)
+        guard FileManager.default.fileExists(atPath: workspace.path) else {
+            throw RequestError(
+                "the workspace folder '\(pipeline.repository.workspacePath)' does not exist at commit "
+                    + "\(checkoutResult.commit.prefix(12)); fix `repository.workspace` in \(pipeline.sourcePath)")
         }
         try state.locked {
             state.record.commit = checkoutResult.commit
