@@ -107,7 +107,7 @@ extension SQLiteRunStore {
             try db.query(
                 """
                 SELECT r.pipeline, l.name, t.identifier, r.commit_sha, sum(t.status = ?), sum(t.status = ?),
-                    group_concat(DISTINCT r.id), max(a.started_at)
+                    group_concat(DISTINCT r.started_at || ' ' || r.id), max(a.started_at)
                 FROM test_results t
                 JOIN attempts a ON a.id = t.attempt_id
                 JOIN layers l ON l.id = a.layer_id
@@ -123,7 +123,9 @@ extension SQLiteRunStore {
                 FlakyTest(
                     pipeline: row.text(0) ?? "", layer: row.text(1) ?? "", identifier: row.text(2) ?? "",
                     commit: row.text(3) ?? "", passes: row.int(4) ?? 0, failures: row.int(5) ?? 0,
-                    runIDs: (row.text(6) ?? "").split(separator: ",").map(String.init).sorted(),
+                    // Oldest first: by the runs' start times (milliseconds; a run id tells only the second).
+                    runIDs: (row.text(6) ?? "").split(separator: ",").sorted()
+                        .map { String($0.split(separator: " ").last ?? $0) },
                     lastSeen: try date(row.text(7), "the last attempt of a flaky test"))
             }
         }
