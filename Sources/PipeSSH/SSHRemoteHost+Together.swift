@@ -69,13 +69,7 @@ extension SSHRemoteHost {
         }
         for (position, command) in started.enumerated() {
             outputs[command.index] = Result {
-                guard case .exited(let exit) = endings[position] else {
-                    try stop(command.remote)
-                    return CapturedOutput(
-                        stdout: command.output.stdoutData, stderr: command.output.stderrData, exit: .timedOut)
-                }
-                try requireAnnouncement(command.remote, exit: exit, stderr: command.output.stderrData)
-                return CapturedOutput(stdout: command.output.stdoutData, stderr: command.output.stderrData, exit: exit)
+                try captured(command.remote, output: command.output, ending: endings[position])
             }
         }
         return CapturedTogether(outputs: outputs.map { $0! }, sync: syncResult)

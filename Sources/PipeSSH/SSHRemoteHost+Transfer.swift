@@ -163,15 +163,7 @@ extension SSHRemoteHost {
                         (.never, transferStallSeconds, { cancellation.isCancelled }), (sideDeadline, nil, { false }),
                     ])
                 ending = endings[0]
-                beside = Result {
-                    guard case .exited(let exit) = endings[1] else {
-                        try stop(sideRemote)
-                        return CapturedOutput(
-                            stdout: sideOutput.stdoutData, stderr: sideOutput.stderrData, exit: .timedOut)
-                    }
-                    try requireAnnouncement(sideRemote, exit: exit, stderr: sideOutput.stderrData)
-                    return CapturedOutput(stdout: sideOutput.stdoutData, stderr: sideOutput.stderrData, exit: exit)
-                }
+                beside = Result { try captured(sideRemote, output: sideOutput, ending: endings[1]) }
             } else {
                 ending = try remote.run(
                     deadline: .never, idleSeconds: transferStallSeconds, stop: { cancellation.isCancelled })

@@ -55,14 +55,20 @@ public final class SSHRemoteHost: RemoteHost {
             command, on: session, inOwnProcessGroup: true, input: DataInput(stdin), output: output,
             deadline: deadline.earlier(Deadline(secondsFromNow: Self.startSeconds)))
         defer { remote.close() }
-        switch try remote.run(deadline: deadline) {
-        case .exited(let exit):
-            try requireAnnouncement(remote, exit: exit, stderr: output.stderrData)
-            return CapturedOutput(stdout: output.stdoutData, stderr: output.stderrData, exit: exit)
-        case .timedOut, .stopped:
+        return try captured(remote, output: output, ending: try remote.run(deadline: deadline))
+    }
+
+    /// What a short command brought back, once it ended: its output and exit, or, when it ran out of time (or was
+    /// stopped), its process group killed and what it printed until then.
+    func captured(_ remote: RemoteCommand, output: CollectedOutput, ending: RemoteCommand.Ending) throws
+        -> CapturedOutput
+    {
+        guard case .exited(let exit) = ending else {
             try stop(remote)
             return CapturedOutput(stdout: output.stdoutData, stderr: output.stderrData, exit: .timedOut)
         }
+        try requireAnnouncement(remote, exit: exit, stderr: output.stderrData)
+        return CapturedOutput(stdout: output.stdoutData, stderr: output.stderrData, exit: exit)
     }
 
     /// Runs a long command in its own process group, streaming its output to the callbacks as it arrives.
