@@ -91,7 +91,7 @@ let package = Package(
         ),
 
         // Tests.
-        .target(name: "PipeTestSupport", dependencies: ["PipeBasics"], path: "Tests/PipeTestSupport"),
+        .target(name: "PipeTestSupport", dependencies: ["PipeBasics", "PipeCore"], path: "Tests/PipeTestSupport"),
         .testTarget(name: "PipeBasicsTests", dependencies: ["PipeBasics"]),
         .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
         .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"], exclude: ["Fixtures"]),

@@ -23,6 +23,9 @@ final class LocalTarOutput: CommandOutput {
     private(set) var byteCount: Int64 = 0
     /// What the host printed on stderr (capped).
     private(set) var errorText = [UInt8]()
+    /// The words after `pipe-plan` once that line arrived (`RemoteScript.archiveDownload`: how a split download's
+    /// part was planned), as soon as it arrives: the second part starts on it.
+    private(set) var plan: [Substring]?
 
     init(tar: LocalTar, fault: ((inout [UInt8]) -> Void)? = nil) {
         self.tar = tar
@@ -56,6 +59,14 @@ final class LocalTarOutput: CommandOutput {
 
     func stderr(_ bytes: UnsafeRawBufferPointer) {
         if errorText.count < 65_536 { errorText.append(contentsOf: bytes) }
+        if plan == nil {
+            let text = String(decoding: errorText, as: UTF8.self)
+            if let line = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().first(where: {
+                $0.hasPrefix("pipe-plan ")
+            }) {
+                plan = Array(line.split(separator: " ").dropFirst())
+            }
+        }
     }
 
     func flush() throws -> Bool {

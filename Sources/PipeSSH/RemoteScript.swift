@@ -54,15 +54,44 @@ enum RemoteScript {
     /// `pipe-sha256 <hex>` of that very stream (or `pipe-missing` when `$1/$2` does not exist). The digest covers
     /// every byte, so it checks the stream's length as well; Pipe counts the bytes it receives.
     ///
-    /// Three processes: `tar`, one `tee` writing the stream to the channel (`/dev/fd/3`, a copy of stdout) and
-    /// `openssl`. Linux cannot reopen a socket through `/dev/fd` (an sshd that gives commands a socket rather than a
-    /// pipe): then `tee` writes into a pipe to `cat` instead, one process and one copy more.
+    /// `$3` is the part: `0` sends the whole item. `1` and `2` split a folder of at least `$4` bytes (and two files)
+    /// between two streams, for two sessions in two threads (libssh2 1.10's cipher, not the link, bounds one
+    /// channel): both runs make the same plan on their own — the folder's files by size, largest first, each to the
+    /// lighter part — so no list travels and no round trip is added. Each part holds every folder (so the later
+    /// local tar sets the folders' times last) and its files; part 1 also holds the symlinks and other entries.
+    /// Before its stream each prints `pipe-plan split <cksum of the plan> <total bytes> <files> <its bytes>`, which
+    /// Pipe compares between the parts; part 1 prints `pipe-plan whole` and sends everything when the item is
+    /// smaller (`du -sk` says so without listing it), not a folder, or has a name with a newline or a backslash
+    /// (tar's `-T` lists are line-based, and GNU tar unquotes backslashes in them); part 2 then sends nothing.
+    ///
+    /// The plan's lists live in `mktemp` files, removed on every exit (a stopped download's too: TERM, INT and HUP
+    /// exit through the trap).
+    ///
+    /// Three processes carry the stream: `tar`, one `tee` writing it to the channel (`/dev/fd/3`, a copy of stdout)
+    /// and `openssl`. Linux cannot reopen a socket through `/dev/fd` (an sshd that gives commands a socket rather
+    /// than a pipe): then `tee` writes into a pipe to `cat` instead, one process and one copy more.
     static let archiveDownload =
-        "[ -e \"$1/$2\" ] || [ -L \"$1/$2\" ] || { echo pipe-missing >&2; exit 66; }; exec 3>&1; "
+        "[ -e \"$1/$2\" ] || [ -L \"$1/$2\" ] || { echo pipe-missing >&2; exit 66; }; exec 3>&1; k=${3:-0}; "
+        + "set -- -C \"$1\" \"./$2\" \"$1\" \"$2\" \"$4\"; "
+        + "if [ \"$k\" != 0 ]; then p=; if [ -d \"$4/$5\" ] && [ ! -L \"$4/$5\" ]; then u=0; "
+        + "[ \"$k\" = 2 ] || { u=$(du -sk \"$4/$5\" 2>/dev/null); u=${u%%[!0-9]*}; }; "
+        + "if [ \"$k\" = 2 ] || [ \"${u:-0}\" -ge $((${6:-0} / 1024)) ]; then "
+        + "l=$(mktemp \"${TMPDIR:-/tmp}/pipe-part.XXXXXX\") || exit 1; trap 'rm -f \"$l\" \"$l.f\"' EXIT; "
+        + "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; "
+        + "p=$(cd -- \"$4\" && [ -z \"$(find \"./$5\" \\( -name '*\\\\*' -o -name '*\n*' \\) -print)\" ] "
+        + "&& find \"./$5\" -type f -exec wc -c {} + | LC_ALL=C sort -rn >\"$l.f\" && find \"./$5\" -type d >\"$l\" "
+        + "&& { [ \"$k\" != 1 ] || find \"./$5\" ! -type f ! -type d >>\"$l\"; } "
+        + "&& awk -v k=\"$k\" -v m=\"$6\" -v L=\"$l\" '{ s = $1 + 0; n = $0; sub(/^ *[0-9]+ /, \"\", n); "
+        + "if (substr(n, 1, 2) != \"./\") next; t += s; c++; if (a <= b) { a += s; q = 1 } else { b += s; q = 2 } "
+        + "if (q == k) print n >>L } END { if (c < 2 || t < m) print \"whole\"; "
+        + "else print \"split\", t, c, (k == 1 ? a : b) }' \"$l.f\") || p=; fi; fi; "
+        + "case $p in \"split \"*) c=$(cksum <\"$l.f\") || exit 1; echo \"pipe-plan split $c ${p#split }\" >&2; "
+        + "set -- -C \"$4\" --no-recursion -T \"$l\" ;; *) echo pipe-plan whole >&2; [ \"$k\" = 1 ] || exit 0; "
+        + "set -- \"$1\" \"$2\" \"$3\" ;; esac; else set -- \"$1\" \"$2\" \"$3\"; fi; "
         + "if { : >/dev/fd/3; } 2>/dev/null; then "
-        + "{ tar -cf - -C \"$1\" \"./$2\"; echo \"pipe-tar-status $?\" >&2; } | tee /dev/fd/3 "
+        + "{ tar -cf - \"$@\"; echo \"pipe-tar-status $?\" >&2; } | tee /dev/fd/3 "
         + "| { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\" >&2; }; else "
-        + "{ { tar -cf - -C \"$1\" \"./$2\"; echo \"pipe-tar-status $?\" >&2; } | tee /dev/fd/4 "
+        + "{ { tar -cf - \"$@\"; echo \"pipe-tar-status $?\" >&2; } | tee /dev/fd/4 "
         + "| { h=$(openssl dgst -sha256); echo \"pipe-sha256 ${h##* }\" >&2; }; } 4>&1 | cat; fi"
 
     /// Brings the cached copy of a workspace up to date and clones it into a run folder. `$1`: the cache folder

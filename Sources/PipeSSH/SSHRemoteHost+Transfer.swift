@@ -1,4 +1,5 @@
 import Foundation
+import PipeBasics
 import PipeCore
 
 extension SSHRemoteHost {
@@ -137,15 +138,12 @@ extension SSHRemoteHost {
         }
         defer { try? FileManager.default.removeItem(at: staging) }
 
-        let tar = try localTar { try LocalTar.extracting(into: staging) }
-        defer { tar.abandon() }
-        let output = LocalTarOutput(tar: tar, fault: downloadChunkFault)
-        let line = RemoteScript.commandLine(
-            script: RemoteScript.archiveDownload, name: "pipe-download", arguments: [remoteParent, itemName])
-        let remote = try RemoteCommand(
-            line, on: session, inOwnProcessGroup: true, input: DataInput(nil), output: output,
-            deadline: Deadline(secondsFromNow: Self.startSeconds))
-        defer { remote.close() }
+        let source = DownloadSource(
+            path: remotePath, parent: remoteParent, item: itemName, staging: staging, what: what,
+            splitMinimumBytes: splitDownloadMinimumBytes)
+        let openSecond = secondSessionForDownloads
+        let first = try startDownloadStream(source, part: openSecond == nil ? 0 : 1)
+        defer { first.close() }
         let sideOutput = CollectedOutput()
         let sideDeadline = Deadline(secondsFromNow: side?.timeoutSeconds)
         let sideRemote = try side.map {
@@ -154,39 +152,169 @@ extension SSHRemoteHost {
                 deadline: sideDeadline.earlier(Deadline(secondsFromNow: Self.startSeconds)))
         }
         defer { sideRemote?.close() }
+        // The second part starts on its own session as soon as the first announces a split plan; it is stopped and
+        // waited for on every way out, before the staging folder goes.
+        var second: SecondDownloadPart?
+        defer { second?.abandon() }
+        let settings = (grace: terminationGraceSeconds, stall: transferStallSeconds, fault: downloadChunkFault)
+        let stopFirst = {
+            if second == nil, let openSecond, let plan = first.output.plan, plan.first == "split" {
+                second = SecondDownloadPart(
+                    source: source, plan: plan, open: openSecond, graceSeconds: settings.grace,
+                    stallSeconds: settings.stall,
+                    fault: settings.fault, cancellation: cancellation)
+            }
+            return cancellation.isCancelled
+        }
         let ending: RemoteCommand.Ending
         do {
             if let sideRemote {
                 let endings = try RemoteCommand.runTogether(
-                    [remote, sideRemote],
-                    limits: [
-                        (.never, transferStallSeconds, { cancellation.isCancelled }), (sideDeadline, nil, { false }),
-                    ])
+                    [first.remote, sideRemote],
+                    limits: [(.never, transferStallSeconds, stopFirst), (sideDeadline, nil, { false })])
                 ending = endings[0]
                 beside = Result { try captured(sideRemote, output: sideOutput, ending: endings[1]) }
             } else {
-                ending = try remote.run(
-                    deadline: .never, idleSeconds: transferStallSeconds, stop: { cancellation.isCancelled })
+                ending = try first.remote.run(deadline: .never, idleSeconds: transferStallSeconds, stop: stopFirst)
             }
         } catch {
             // The command beside the download is stopped too: the caller may run it again on its own.
             if let sideRemote { try? stopQuietly(sideRemote) }
-            guard let failure = error as? LocalTarFailure else { throw error }
-            let local = tar.finish(waitingAtMost: 5)
-            try? stopQuietly(remote)
+            throw streamFailure(error, of: first)
+        }
+        var received = [try finishDownloadStream(first, ending: ending, cancellation: cancellation, missing: &missing)]
+        if let plan = first.output.plan, plan.first == "split" {
+            // When no second session could be opened, the second part follows the first on this one.
+            received.append(
+                try second?.wait()
+                    ?? receiveDownloadPart(
+                        source, part: 2, plan: plan, cancellation: cancellation, stop: { cancellation.isCancelled }))
+        }
+        do {
+            try FileManager.default.moveItem(at: staging.appendingPathComponent(itemName), to: destination)
+        } catch {
             throw RemoteError(
                 .commandFailed, host: name,
-                "\(what) failed locally: \(failure.message): \(local.errors); nothing was kept")
+                "\(what) arrived intact but could not be moved to \(destination.path): \(error.localizedDescription)")
         }
+        // One stream: its digest. Two: the digest of the two streams' digests, one a line, in part order.
+        let digest =
+            received.count == 1
+            ? received[0].digest
+            : SHA256Digest.hex(of: Data(received.map { $0.digest + "\n" }.joined().utf8))
+        return TransferSummary(
+            bytes: received.reduce(0) { $0 + $1.bytes }, sha256: digest, seconds: MonotonicClock.seconds() - started,
+            destination: destination.path, streams: received.count, sessions: second?.hadItsOwnSession == true ? 2 : 1)
+    }
+
+    /// Where a download comes from and goes to.
+    struct DownloadSource: Sendable {
+        /// The remote path as asked for.
+        var path: String
+        /// The remote folder holding the item, and the item's name in it.
+        var parent: String
+        var item: String
+        /// The local folder the item is extracted into before it is moved to its own name.
+        var staging: URL
+        /// "the download of …", for messages.
+        var what: String
+        /// `splitDownloadMinimumBytes` of the host that started the download: both parts must plan with it.
+        var splitMinimumBytes: Int64
+    }
+
+    /// One tar stream of a download on its way into the staging folder: the host's command and the local tar.
+    final class DownloadStream {
+        let source: DownloadSource
+        let remote: RemoteCommand
+        let tar: LocalTar
+        let output: LocalTarOutput
+
+        var what: String { source.what }
+
+        init(source: DownloadSource, remote: RemoteCommand, tar: LocalTar, output: LocalTarOutput) {
+            self.source = source
+            self.remote = remote
+            self.tar = tar
+            self.output = output
+        }
+
+        func close() {
+            remote.close()
+            tar.abandon()
+        }
+    }
+
+    /// What one stream brought, checked: its length, its digest (equal to the host's), and its plan line.
+    struct ReceivedStream: Sendable {
+        var bytes: Int64
+        var digest: String
+        var plan: [Substring]?
+    }
+
+    /// Starts the local tar, then `RemoteScript.archiveDownload` for `part` (0: the whole item).
+    func startDownloadStream(_ source: DownloadSource, part: Int) throws -> DownloadStream {
+        let tar = try localTar { try LocalTar.extracting(into: source.staging) }
+        let line = RemoteScript.commandLine(
+            script: RemoteScript.archiveDownload, name: "pipe-download",
+            arguments: [source.parent, source.item, String(part), String(source.splitMinimumBytes)])
+        do {
+            let output = LocalTarOutput(tar: tar, fault: downloadChunkFault)
+            let remote = try RemoteCommand(
+                line, on: session, inOwnProcessGroup: true, input: DataInput(nil), output: output,
+                deadline: Deadline(secondsFromNow: Self.startSeconds))
+            return DownloadStream(source: source, remote: remote, tar: tar, output: output)
+        } catch {
+            tar.abandon()
+            throw error
+        }
+    }
+
+    /// Runs one part of a split download on this session, start to checked end; its plan must be `plan` (but for
+    /// its bytes).
+    func receiveDownloadPart(
+        _ source: DownloadSource, part: Int, plan: [Substring], cancellation: CancellationToken, stop: () -> Bool
+    ) throws -> ReceivedStream {
+        let stream = try startDownloadStream(source, part: part)
+        defer { stream.close() }
+        let ending: RemoteCommand.Ending
+        do {
+            ending = try stream.remote.run(deadline: .never, idleSeconds: transferStallSeconds, stop: stop)
+        } catch {
+            throw streamFailure(error, of: stream)
+        }
+        var missing = false
+        return try finishDownloadStream(
+            stream, ending: ending, cancellation: cancellation, missing: &missing, expectedPlan: plan)
+    }
+
+    /// The error to throw when driving a stream failed: a local tar that stopped taking bytes says why.
+    private func streamFailure(_ error: Error, of stream: DownloadStream) -> Error {
+        guard let failure = error as? LocalTarFailure else { return error }
+        let local = stream.tar.finish(waitingAtMost: 5)
+        try? stopQuietly(stream.remote)
+        return RemoteError(
+            .commandFailed, host: name,
+            "\(stream.what) failed locally: \(failure.message): \(local.errors); nothing was kept")
+    }
+
+    /// Checks how a stream ended — interrupted, stalled, missing, the host's tar, the digest, the local tar — and
+    /// returns what it brought once all of it is in the staging folder.
+    ///
+    /// `expectedPlan`: for a second part, the first part's plan, which its own must repeat (but for its bytes).
+    private func finishDownloadStream(
+        _ stream: DownloadStream, ending: RemoteCommand.Ending, cancellation: CancellationToken, missing: inout Bool,
+        expectedPlan: [Substring]? = nil
+    ) throws -> ReceivedStream {
+        let (output, tar, what) = (stream.output, stream.tar, stream.what)
         switch ending {
         case .stopped:
-            try? stopQuietly(remote)
+            try? stopQuietly(stream.remote)
             throw RemoteError(
                 .transferCorrupt, host: name,
                 "\(what) was interrupted (\(cancellation.cancellationReason ?? "cancelled")) after \(output.byteCount) "
                     + "bytes; the partial copy was removed")
         case .timedOut:
-            try? stopQuietly(remote)
+            try? stopQuietly(stream.remote)
             throw RemoteError(
                 .timeout, host: name,
                 "\(what) stalled: no byte arrived for \(Int(transferStallSeconds)) s; the partial copy was removed")
@@ -197,7 +325,15 @@ extension SSHRemoteHost {
         let report = String(decoding: output.errorText, as: UTF8.self)
         if report.split(separator: "\n").contains("pipe-missing") {
             missing = true
-            throw RemoteError(.commandFailed, host: name, "\(what) failed: \(remotePath) does not exist on the host")
+            throw RemoteError(
+                .commandFailed, host: name, "\(what) failed: \(stream.source.path) does not exist on the host")
+        }
+        if let expectedPlan, output.plan?.dropLast() != expectedPlan.dropLast() {
+            throw RemoteError(
+                .transferCorrupt, host: name,
+                "\(what) was split in two, but its two halves were planned from different listings ("
+                    + "\(expectedPlan.joined(separator: " ")) against \(output.plan?.joined(separator: " ") ?? "none")): "
+                    + "\(stream.source.path) changed on the host while it was read; nothing was kept")
         }
         let flushed = try output.flushAll(until: Deadline(secondsFromNow: transferStallSeconds))
         let local = tar.finish(waitingAtMost: transferStallSeconds)
@@ -225,16 +361,7 @@ extension SSHRemoteHost {
                 "\(what) arrived intact but could not be extracted locally (tar exited with \(local.status)): "
                     + "\(local.errors); nothing was kept")
         }
-        do {
-            try FileManager.default.moveItem(at: staging.appendingPathComponent(itemName), to: destination)
-        } catch {
-            throw RemoteError(
-                .commandFailed, host: name,
-                "\(what) arrived intact but could not be moved to \(destination.path): \(error.localizedDescription)")
-        }
-        return TransferSummary(
-            bytes: output.byteCount, sha256: digest, seconds: MonotonicClock.seconds() - started,
-            destination: destination.path)
+        return ReceivedStream(bytes: output.byteCount, digest: digest, plan: output.plan)
     }
 
     /// Kills an abandoned transfer's process group, without waiting for it to say more.

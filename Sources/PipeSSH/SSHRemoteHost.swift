@@ -17,6 +17,13 @@ public final class SSHRemoteHost: RemoteHost {
     /// Where workspace syncs keep what this coordinator remembers between processes (`WorkspaceSyncMemory`: the
     /// manifest last sent to each host cache, the digests of local files); `nil` keeps it in this process only.
     public var syncStateDirectory: URL?
+    /// Opens one more session to this host (its key checked again), for a download split across two sessions in
+    /// two threads: libssh2 1.10 decrypts one channel at about 190–300 MB/s on one core, below what the link and the
+    /// host's tar carry. `nil` never splits.
+    public var secondSessionForDownloads: (@Sendable () throws -> SSHSession)?
+    /// A download of a folder this big (and of at least two files) is split when `secondSessionForDownloads` is set:
+    /// below it, the second login costs more than it saves (`bench/run`).
+    public var splitDownloadMinimumBytes: Int64 = 32 << 20
     /// What workspace syncs remember in this process (tests give a host its own, as another coordinator's).
     var syncMemory = WorkspaceSyncMemory.shared
     /// Seconds allowed to open a channel and start a command.

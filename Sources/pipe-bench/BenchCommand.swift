@@ -8,7 +8,7 @@ import PipeSSH
 ///     pipe-bench gen OUT [--big]
 ///     pipe-bench exec     HOST… -- COMMAND          connect, log in, run one command
 ///     pipe-bench sync     HOST… --dir D --key K --to R
-///     pipe-bench download HOST… --remote P --into L
+///     pipe-bench download HOST… --remote P --into L [--sessions 2]   (2: a big folder split across two sessions)
 ///     pipe-bench upload-plain HOST… --dir D --to R    the plain upload (local tar, no cache)
 ///     pipe-bench warm-sync HOST… --base A --changed C --key K --to R [--runs N]
 ///     pipe-bench streams  HOST… --files F1[,F2…]     one session per file, in parallel threads, `cat` each
@@ -50,12 +50,18 @@ enum BenchCommand {
                 host.session.disconnect()
                 print("bytes=\(summary.bytes) seconds=\(format(summary.seconds))")
             case "download":
-                let host = try SSHRemoteHost(connectingTo: options.host())
+                let config = try options.host()
+                let host = try SSHRemoteHost(connectingTo: config)
+                if options.optional("sessions") == "2" {
+                    host.secondSessionForDownloads = { try SSHSession.connect(to: config) }
+                }
                 let summary = try host.download(
                     try options.value("remote"), into: URL(fileURLWithPath: try options.value("into")),
                     cancellation: CancellationToken())
                 host.session.disconnect()
-                print("bytes=\(summary.bytes) seconds=\(format(summary.seconds))")
+                print(
+                    "bytes=\(summary.bytes) seconds=\(format(summary.seconds)) streams=\(summary.streams) "
+                        + "sessions=\(summary.sessions)")
             case "warm-sync":
                 try warmSync(options)
             case "streams":

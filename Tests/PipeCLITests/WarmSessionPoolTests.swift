@@ -16,9 +16,7 @@ final class WarmSessionPoolTests: XCTestCase {
     override func setUpWithError() throws {
         hostState = try TemporaryDirectory(prefix: "pipe-pool-host")
         emulated = try EmulatedMacHost(name: "mac-pool", stateDirectory: hostState.url)
-        host = HostConfig(
-            name: emulated.name, address: "127.0.0.1", port: emulated.port, user: emulated.user,
-            identityFile: emulated.identityFile.path, knownHostsFile: emulated.knownHostsFile.path, capacity: 2)
+        host = emulated.hostConfig(capacity: 2)
     }
 
     override func tearDown() {

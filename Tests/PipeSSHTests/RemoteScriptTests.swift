@@ -104,22 +104,122 @@ final class RemoteScriptTests: XCTestCase {
             // The stream itself is a whole tar archive: it extracts to what was archived.
             let back = scratch.appendingPathComponent("back \(index)")
             try FileManager.default.createDirectory(at: back, withIntermediateDirectories: true)
-            let extract = Process()
-            extract.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
-            extract.arguments = ["-xf", "-", "-C", back.path]
-            let pipe = Pipe()
-            extract.standardInput = pipe
-            try extract.run()
-            pipe.fileHandleForWriting.write(down.stdoutData)
-            try pipe.fileHandleForWriting.close()
-            extract.waitUntilExit()
-            XCTAssertEqual(extract.terminationStatus, 0, "\(shell)")
+            try extract(down.stdoutData, into: back)
             XCTAssertEqual(try Data(contentsOf: back.appendingPathComponent("sub/file")).count, 300_000, "\(shell)")
 
             let missing = try run(shell, script: RemoteScript.archiveDownload, arguments: [destination, "absent"])
             XCTAssertEqual(missing.status, 66, "\(shell)")
             XCTAssertEqual(missing.stderr, "pipe-missing\n", "\(shell)")
         }
+    }
+
+    func testDownloadPartsPlanTheSameSplitAndTogetherHoldTheWholeFolder() throws {
+        let parent = scratch.appendingPathComponent("host")
+        let bundle = parent.appendingPathComponent("R.xcresult")
+        let manager = FileManager.default
+        try manager.createDirectory(at: bundle.appendingPathComponent("Data/empty"), withIntermediateDirectories: true)
+        for (index, size) in [3_000_000, 2_000_000, 1_200_000, 900, 40, 0].enumerated() {
+            try Data(repeating: UInt8(index), count: size).write(to: bundle.appendingPathComponent("Data/f\(index)"))
+        }
+        try "x\n".write(to: bundle.appendingPathComponent("it's $(odd).txt"), atomically: true, encoding: .utf8)
+        try manager.createSymbolicLink(
+            atPath: bundle.appendingPathComponent("link").path, withDestinationPath: "Data/f0")
+        try manager.setAttributes(
+            [.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)], ofItemAtPath: bundle.path)
+
+        func planLists() throws -> Set<String> {
+            Set(try manager.contentsOfDirectory(atPath: "/tmp").filter { $0.hasPrefix("pipe-part.") })
+        }
+        for (index, shell) in Self.shells.enumerated() {
+            let before = try planLists()
+            let parts = try (1...2).map {
+                try run(
+                    shell, script: RemoteScript.archiveDownload,
+                    arguments: [parent.path, "R.xcresult", "\($0)", "1000"])
+            }
+            let plans = parts.map { SSHRemoteHost.field("pipe-plan", in: $0.stderr) }
+            XCTAssertEqual(plans, ["split", "split"], "\(shell): \(parts.map(\.stderr))")
+            let words = parts.map { part in
+                part.stderr.split(separator: "\n").first { $0.hasPrefix("pipe-plan ") }?.split(separator: " ") ?? []
+            }
+            // split, cksum (two words), total bytes, files, this part's bytes
+            XCTAssertEqual(words[0].count, 7, "\(shell): \(words)")
+            XCTAssertEqual(words[0].dropLast(), words[1].dropLast(), "\(shell): the same plan on both sides")
+            XCTAssertEqual(words[0][4], "6200942", "\(shell): every file's bytes")
+            // Largest first, each to the lighter part: 3.0 MB and the small ones | 2.0 + 1.2 MB.
+            XCTAssertEqual(words[0].last, "3000942", "\(shell)")
+            XCTAssertEqual(words[1].last, "3200000", "\(shell)")
+            let back = scratch.appendingPathComponent("back-\(index)")
+            try manager.createDirectory(at: back, withIntermediateDirectories: true)
+            for part in parts {
+                XCTAssertEqual(part.status, 0, "\(shell): \(part.stderr)")
+                XCTAssertEqual(SSHRemoteHost.field("pipe-tar-status", in: part.stderr), "0", "\(shell)")
+                XCTAssertEqual(
+                    SSHRemoteHost.field("pipe-sha256", in: part.stderr), SHA256Digest.hex(of: part.stdoutData))
+                try extract(part.stdoutData, into: back)
+            }
+            XCTAssertLessThan(parts[0].stdoutData.count, 3_300_000, "\(shell): each file in one part only")
+            XCTAssertLessThan(parts[1].stdoutData.count, 3_500_000, "\(shell): each file in one part only")
+            let copy = back.appendingPathComponent("R.xcresult")
+            XCTAssertEqual(
+                try manager.subpathsOfDirectory(atPath: copy.path).sorted(),
+                try manager.subpathsOfDirectory(atPath: bundle.path).sorted(), "\(shell)")
+            XCTAssertEqual(try Data(contentsOf: copy.appendingPathComponent("Data/f1")).count, 2_000_000)
+            XCTAssertEqual(
+                try manager.destinationOfSymbolicLink(atPath: copy.appendingPathComponent("link").path), "Data/f0")
+            XCTAssertEqual(
+                try manager.attributesOfItem(atPath: copy.path)[.modificationDate] as? Date,
+                Date(timeIntervalSince1970: 1_700_000_000), "\(shell): the folder's time survives both parts")
+            XCTAssertEqual(try planLists().subtracting(before), [], "\(shell): the plan's lists are removed")
+        }
+    }
+
+    func testDownloadPartsSendTheWholeItemWhenSplittingCannotPay() throws {
+        let parent = scratch.appendingPathComponent("host")
+        let manager = FileManager.default
+        try manager.createDirectory(at: parent.appendingPathComponent("small"), withIntermediateDirectories: true)
+        try Data(repeating: 1, count: 5_000).write(to: parent.appendingPathComponent("small/a"))
+        try Data(repeating: 2, count: 5_000).write(to: parent.appendingPathComponent("small/b"))
+        try manager.createDirectory(at: parent.appendingPathComponent("odd"), withIntermediateDirectories: true)
+        try Data(repeating: 1, count: 5_000).write(to: parent.appendingPathComponent("odd/a\\b"))
+        try Data(repeating: 2, count: 5_000).write(to: parent.appendingPathComponent("odd/c"))
+        try Data(repeating: 3, count: 5_000).write(to: parent.appendingPathComponent("file"))
+
+        for shell in Self.shells {
+            // Below the minimum (du's 12 KiB < 1 MiB), a name tar's lists would misread, a lone file: part 1 sends
+            // it all and part 2 nothing.
+            for (item, minimum) in [("small", "1048576"), ("odd", "1000"), ("file", "1000")] {
+                let first = try run(
+                    shell, script: RemoteScript.archiveDownload, arguments: [parent.path, item, "1", minimum])
+                XCTAssertEqual(first.status, 0, "\(shell) \(item): \(first.stderr)")
+                XCTAssertEqual(SSHRemoteHost.field("pipe-plan", in: first.stderr), "whole", "\(shell) \(item)")
+                XCTAssertEqual(
+                    SSHRemoteHost.field("pipe-sha256", in: first.stderr), SHA256Digest.hex(of: first.stdoutData))
+                XCTAssertGreaterThan(first.stdoutData.count, 5_000, "\(shell) \(item)")
+                let whole = try run(
+                    shell, script: RemoteScript.archiveDownload, arguments: [parent.path, item, "0", "0"])
+                XCTAssertEqual(whole.stdoutData, first.stdoutData, "\(shell) \(item): the same stream as part 0")
+            }
+            let second = try run(
+                shell, script: RemoteScript.archiveDownload, arguments: [parent.path, "odd", "2", "1000"])
+            XCTAssertEqual(second.status, 0, "\(shell)")
+            XCTAssertEqual(second.stdoutData.count, 0, "\(shell)")
+            XCTAssertEqual(second.stderr, "pipe-plan whole\n", "\(shell)")
+        }
+    }
+
+    /// Extracts a tar stream with the local GNU tar, which must succeed.
+    private func extract(_ stream: Data, into folder: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tar")
+        process.arguments = ["-xf", "-", "-C", folder.path]
+        let pipe = Pipe()
+        process.standardInput = pipe
+        try process.run()
+        pipe.fileHandleForWriting.write(stream)
+        try pipe.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, file: file, line: line)
     }
 
     // MARK: - Helpers

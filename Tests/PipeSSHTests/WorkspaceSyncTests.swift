@@ -9,18 +9,14 @@ import XCTest
 /// Workspace syncs against an emulated Mac host (`scripts/mac-host`): a real sshd whose PATH has only the tools a
 /// stock macOS has, so the host side of the sync is checked against that tool set too.
 final class WorkspaceSyncTests: XCTestCase {
-    private static let hostState = Result { try TemporaryDirectory(prefix: "pipe-sync-host") }
-    private static let emulated = Result {
-        try EmulatedMacHost(name: "mac-sync", stateDirectory: try hostState.get().url)
-    }
+    private static let emulated = SharedEmulatedMacHost(name: "mac-sync", statePrefix: "pipe-sync-host")
 
     private var scratch: TemporaryDirectory!
     private var workDirectory: String!
     private var host: SSHRemoteHost!
 
     override class func tearDown() {
-        if case .success(let host) = emulated { host.stop() }
-        if case .success(let state) = hostState { state.remove() }
+        emulated.stop()
     }
 
     override func setUpWithError() throws {
@@ -40,10 +36,7 @@ final class WorkspaceSyncTests: XCTestCase {
     }
 
     private func connect(_ emulated: EmulatedMacHost) throws -> SSHRemoteHost {
-        let config = HostConfig(
-            name: emulated.name, address: "127.0.0.1", port: emulated.port, user: emulated.user,
-            identityFile: emulated.identityFile.path, knownHostsFile: emulated.knownHostsFile.path,
-            workDirectory: workDirectory)
+        let config = emulated.hostConfig(workDirectory: workDirectory)
         return SSHRemoteHost(session: try SSHSession.connect(to: config), terminationGraceSeconds: 1)
     }
 

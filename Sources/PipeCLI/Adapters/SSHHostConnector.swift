@@ -17,6 +17,12 @@ struct SSHHostConnector: HostConnector {
     func remoteHost(over session: SSHSession) -> SSHRemoteHost {
         let remote = SSHRemoteHost(session: session)
         remote.syncStateDirectory = SSHRemoteHost.defaultSyncStateDirectory(environment: environment)
+        // With `transfer-sessions: 2`, a big result bundle comes back over two sessions at once; the second logs in
+        // the same way, its key checked again.
+        let (host, environment) = (session.host, environment)
+        if host.transferSessions > 1 {
+            remote.secondSessionForDownloads = { try SSHSession.connect(to: host, environment: environment) }
+        }
         return remote
     }
 

@@ -27,12 +27,17 @@ public struct HostConfig: Sendable, Equatable {
     public var xcodes: [String: String]
     /// Seconds to wait for the TCP connection and the SSH handshake.
     public var connectTimeoutSeconds: Double
+    /// Sessions a big download (a result bundle) may be split across, 1 or 2: libssh2 1.10 decrypts one channel on
+    /// one core, so a second session in a second thread pays where the coordinator has cores to spare and the link
+    /// is faster than that; on a 2-core machine that also runs the host it costs more than it saves
+    /// (docs/performance.md).
+    public var transferSessions: Int
 
     public init(
         name: String, address: String, port: Int = 22, user: String, identityFile: String? = nil,
         identityPassphraseEnvironment: String? = nil, identityPassphraseFile: String? = nil, useAgent: Bool = false,
         knownHostsFile: String, labels: [String: String] = [:], capacity: Int = 1, workDirectory: String = "pipe-work",
-        xcodes: [String: String] = [:], connectTimeoutSeconds: Double = 15
+        xcodes: [String: String] = [:], connectTimeoutSeconds: Double = 15, transferSessions: Int = 1
     ) {
         self.name = name
         self.address = address
@@ -48,6 +53,7 @@ public struct HostConfig: Sendable, Equatable {
         self.workDirectory = workDirectory
         self.xcodes = xcodes
         self.connectTimeoutSeconds = connectTimeoutSeconds
+        self.transferSessions = transferSessions
     }
 
     /// `user@address:port`, for messages.

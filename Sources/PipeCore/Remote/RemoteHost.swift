@@ -181,16 +181,25 @@ public enum RemoteExit: Sendable, Equatable {
 /// What a transfer moved, with the digest both ends agreed on.
 public struct TransferSummary: Sendable, Equatable {
     public var bytes: Int64
+    /// The SHA-256 of the stream; for a transfer split into several streams, of their digests (hex, one a line, in
+    /// order).
     public var sha256: String
     public var seconds: Double
     /// Where the item now is (local path for downloads, remote path for uploads).
     public var destination: String
+    /// How many streams carried it, and over how many sessions at once (a big download is split across two).
+    public var streams: Int
+    public var sessions: Int
 
-    public init(bytes: Int64, sha256: String, seconds: Double, destination: String) {
+    public init(
+        bytes: Int64, sha256: String, seconds: Double, destination: String, streams: Int = 1, sessions: Int = 1
+    ) {
         self.bytes = bytes
         self.sha256 = sha256
         self.seconds = seconds
         self.destination = destination
+        self.streams = streams
+        self.sessions = sessions
     }
 }
 

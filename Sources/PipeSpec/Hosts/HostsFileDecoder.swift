@@ -6,6 +6,7 @@ struct HostsFileDecoder {
     static let hostKeys = [
         "name", "address", "port", "user", "identity-file", "identity-passphrase-env", "identity-passphrase-file",
         "use-agent", "known-hosts", "labels", "capacity", "work-dir", "xcodes", "connect-timeout",
+        "transfer-sessions",
     ]
 
     let baseDirectory: URL
@@ -105,12 +106,15 @@ struct HostsFileDecoder {
         let workDirectory = host.read("work-dir", { $0.nonEmptyString }) ?? "pipe-work"
         let connectTimeout = host.read("connect-timeout", { $0.duration }) ?? 15
         let labels = host.read("labels", { $0.stringMap }) ?? [:]
+        let transferSessions = ranged(
+            "transfer-sessions", in: host, 1...2, "1 (one session) or 2 (a big download split across two at once)")
         guard let name, let address, let user, let knownHosts else { return nil }
         return HostConfig(
             name: name, address: address, port: port, user: user, identityFile: identityFile,
             identityPassphraseEnvironment: passphraseEnvironment, identityPassphraseFile: passphraseFile,
             useAgent: useAgent, knownHostsFile: knownHosts, labels: labels, capacity: capacity ?? 1,
-            workDirectory: workDirectory, xcodes: xcodes, connectTimeoutSeconds: connectTimeout)
+            workDirectory: workDirectory, xcodes: xcodes, connectTimeoutSeconds: connectTimeout,
+            transferSessions: transferSessions ?? 1)
     }
 
     private func checkAuthentication(
