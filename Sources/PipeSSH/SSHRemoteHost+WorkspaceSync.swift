@@ -75,6 +75,7 @@ extension SSHRemoteHost {
         /// Closes the channel once the remembered state finished loading on its thread.
         func close() {
             remote.close()
+            sync.close()
             loading.wait()
         }
     }

@@ -48,14 +48,15 @@ final class WorkspaceSync: CommandInput, CommandOutput {
 
     private var request = [UInt8]()
     private var requestOffset = 0
-    private var stream: WorkspaceTarStream?
+    /// Makes the archive on its own thread once the plan is known.
+    private var producer: WorkspaceArchiveProducer?
+    private var chunk: WorkspaceArchiveProducer.Chunk?
+    private var chunkOffset = 0
     private let newManifest = ManifestHolder()
-    private let digest = SHA256Digest()
-    private var buffer: UnsafeMutableRawBufferPointer
-    private var pending = 0..<0
     private var ended = false
-    /// Bytes of the tar archive sent so far.
+    /// The tar archive's length and SHA-256, once it was all sent.
     private(set) var archiveBytes: Int64 = 0
+    private var sentDigest: String?
 
     /// The manifest the host holds once the archive is applied, known once the archive's last file was made.
     final class ManifestHolder {
@@ -77,10 +78,14 @@ final class WorkspaceSync: CommandInput, CommandOutput {
         self.root = root
         self.digestCache = digestCache
         self.token = token
-        buffer = .allocate(byteCount: 256 * 1024, alignment: 16)
     }
 
-    deinit { buffer.deallocate() }
+    deinit { producer?.stop() }
+
+    /// Stops making the archive (the sync ended or failed) and waits for the thread that reads the files.
+    func close() {
+        producer?.stop()
+    }
 
     var entryCount: Int { local.count }
 
@@ -117,7 +122,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
         return Plan(isFull: false, deletions: delta.deletions, sends: delta.sends)
     }
 
-    private func adopt(_ plan: Plan) {
+    private func adopt(_ plan: Plan) throws {
         kind = plan.isFull ? .full : .delta
         sentEntries = plan.sends.count
         deletedPaths = plan.deletions.count
@@ -132,7 +137,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
         request = Array(lines.utf8)
         let knownLocal = plan.isFull ? nil : local
         let holder = newManifest
-        stream = WorkspaceTarStream(
+        let stream = WorkspaceTarStream(
             root: root, entries: plan.sends,
             lastFile: (
                 "manifest.incoming.\(token)",
@@ -145,43 +150,52 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                         : WorkspaceManifest(entries: holder.entries).bytes
                 }
             ))
+        producer = try WorkspaceArchiveProducer(stream: stream)
     }
 
     // MARK: - CommandInput
 
     func send(through channel: SSHChannel) throws -> Int? {
-        guard let stream else { return 0 }
-        var moved = 0
-        if pending.isEmpty {
-            if requestOffset < request.count {
-                let count = min(request.count - requestOffset, buffer.count)
-                request.withUnsafeBytes { source in
-                    buffer.baseAddress!.copyMemory(from: source.baseAddress! + requestOffset, byteCount: count)
-                }
-                requestOffset += count
-                pending = 0..<count
-            } else {
-                guard !ended else { return nil }
-                let count = try stream.fill(buffer)
-                if count == 0 {
-                    ended = true
-                    return nil
-                }
-                digest.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                archiveBytes += Int64(count)
-                pending = 0..<count
+        guard let producer else { return 0 }
+        if requestOffset < request.count {
+            let sent = try request.withUnsafeBytes {
+                try channel.write(UnsafeRawBufferPointer(rebasing: $0[requestOffset...]))
             }
-            moved = pending.count
+            requestOffset += sent
+            return sent
         }
-        let sent = try channel.write(UnsafeRawBufferPointer(rebasing: buffer[pending]))
-        pending = (pending.lowerBound + sent)..<pending.upperBound
-        return moved + sent
+        if chunk == nil {
+            guard !ended else { return nil }
+            switch try producer.next() {
+            case .chunk(let next):
+                chunk = next
+                chunkOffset = 0
+            case .waiting:
+                return 0
+            case .ended:
+                ended = true
+                (sentDigest, archiveBytes) = producer.finish()
+                return nil
+            }
+        }
+        guard let current = chunk else { return 0 }
+        let sent = try channel.write(UnsafeRawBufferPointer(rebasing: current.buffer[chunkOffset..<current.count]))
+        chunkOffset += sent
+        if chunkOffset == current.count {
+            producer.recycle(current)
+            chunk = nil
+        }
+        return sent
     }
 
-    var waitDescriptor: pollfd? { nil }
+    /// While the archive's next chunk is being made, the channel's loop waits on it as well as on the socket.
+    var waitDescriptor: pollfd? {
+        guard let producer, chunk == nil, !ended, requestOffset >= request.count else { return nil }
+        return producer.wakeDescriptor
+    }
 
     /// The archive's SHA-256, once it was all sent.
-    func archiveDigest() -> String { digest.finalizeHex() }
+    func archiveDigest() -> String { sentDigest ?? "none: the archive was not all sent" }
 
     // MARK: - CommandOutput
 
@@ -202,13 +216,13 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                     throw WorkspaceScanner.Failure(message: "the host answered the sync with '\(line)'")
                 }
                 if fields[1] == "none" {
-                    adopt(try delta(against: nil))
+                    try adopt(try delta(against: nil))
                     phase = .reporting
                 } else if fields[1] == "same" {
                     // Without the remembered manifest (found damaged here) the copy is rebuilt.
                     hostHadRememberedManifest = remembered != nil
                     hostPatchLines = remembered?.patchLines ?? 0
-                    adopt(try delta(against: remembered?.entries))
+                    try adopt(try delta(against: remembered?.entries))
                     phase = .reporting
                 } else if let size = Int(fields[1]) {
                     phase = .readingManifest(size)
@@ -221,7 +235,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 offset += size
                 hostPatchLines = manifest?.patchLines ?? 0
                 // A manifest Pipe cannot read (another version, damage) means rebuilding the copy, not failing.
-                adopt(try delta(against: manifest?.entries))
+                try adopt(try delta(against: manifest?.entries))
                 phase = .reporting
             case .reporting:
                 guard let newline = received[offset...].firstIndex(of: 0x0a) else { return }
