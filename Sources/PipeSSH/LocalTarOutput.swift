@@ -26,10 +26,13 @@ final class LocalTarOutput: CommandOutput {
     /// The words after `pipe-plan` once that line arrived (`RemoteScript.archiveDownload`: how a split download's
     /// part was planned), as soon as it arrives: the second part starts on it.
     private(set) var plan: [Substring]?
+    /// Whether stderr is still searched for the plan line (only the parts of a download that may be split).
+    private var awaitsPlan: Bool
 
-    init(tar: LocalTar, fault: ((inout [UInt8]) -> Void)? = nil) {
+    init(tar: LocalTar, fault: ((inout [UInt8]) -> Void)? = nil, awaitsPlan: Bool = false) {
         self.tar = tar
         self.fault = fault
+        self.awaitsPlan = awaitsPlan
     }
 
     var acceptsStdout: Bool { pending.count - pendingStart < Self.limit }
@@ -59,13 +62,13 @@ final class LocalTarOutput: CommandOutput {
 
     func stderr(_ bytes: UnsafeRawBufferPointer) {
         if errorText.count < 65_536 { errorText.append(contentsOf: bytes) }
-        if plan == nil {
-            let text = String(decoding: errorText, as: UTF8.self)
-            if let line = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().first(where: {
-                $0.hasPrefix("pipe-plan ")
-            }) {
-                plan = Array(line.split(separator: " ").dropFirst())
-            }
+        guard awaitsPlan, bytes.contains(0x0a) else { return }
+        let text = String(decoding: errorText, as: UTF8.self)
+        if let line = text.split(separator: "\n", omittingEmptySubsequences: false).dropLast().first(where: {
+            $0.hasPrefix("pipe-plan ")
+        }) {
+            plan = Array(line.split(separator: " ").dropFirst())
+            awaitsPlan = false
         }
     }
 

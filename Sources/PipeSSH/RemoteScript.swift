@@ -65,7 +65,9 @@ enum RemoteScript {
     /// (tar's `-T` lists are line-based, and GNU tar unquotes backslashes in them); part 2 then sends nothing.
     ///
     /// The plan's lists live in `mktemp` files, removed on every exit (a stopped download's too: TERM, INT and HUP
-    /// exit through the trap).
+    /// exit through the trap). Any listing that fails (an unreadable folder) makes part 1 send the whole item, so
+    /// tar itself reports what it cannot read instead of a half that silently lacks it; part 1 always prints its
+    /// plan line, and Pipe refuses a part 1 without one.
     ///
     /// Three processes carry the stream: `tar`, one `tee` writing it to the channel (`/dev/fd/3`, a copy of stdout)
     /// and `openssl`. Linux cannot reopen a socket through `/dev/fd` (an sshd that gives commands a socket rather
@@ -76,15 +78,16 @@ enum RemoteScript {
         + "if [ \"$k\" != 0 ]; then p=; if [ -d \"$4/$5\" ] && [ ! -L \"$4/$5\" ]; then u=0; "
         + "[ \"$k\" = 2 ] || { u=$(du -sk \"$4/$5\" 2>/dev/null); u=${u%%[!0-9]*}; }; "
         + "if [ \"$k\" = 2 ] || [ \"${u:-0}\" -ge $((${6:-0} / 1024)) ]; then "
-        + "l=$(mktemp \"${TMPDIR:-/tmp}/pipe-part.XXXXXX\") || exit 1; trap 'rm -f \"$l\" \"$l.f\"' EXIT; "
+        + "l=$(mktemp \"${TMPDIR:-/tmp}/pipe-part.XXXXXX\") || exit 1; trap 'rm -f \"$l\" \"$l.f\" \"$l.w\"' EXIT; "
         + "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM; "
-        + "p=$(cd -- \"$4\" && [ -z \"$(find \"./$5\" \\( -name '*\\\\*' -o -name '*\n*' \\) -print)\" ] "
-        + "&& find \"./$5\" -type f -exec wc -c {} + | LC_ALL=C sort -rn >\"$l.f\" && find \"./$5\" -type d >\"$l\" "
+        + "p=$({ cd -- \"$4\" && [ -z \"$(find \"./$5\" \\( -name '*\\\\*' -o -name '*\n*' \\) -print)\" ] "
+        + "&& find \"./$5\" -type f -exec wc -c {} + >\"$l.w\" && LC_ALL=C sort -rn \"$l.w\" >\"$l.f\" "
+        + "&& find \"./$5\" -type d >\"$l\" "
         + "&& { [ \"$k\" != 1 ] || find \"./$5\" ! -type f ! -type d >>\"$l\"; } "
         + "&& awk -v k=\"$k\" -v m=\"$6\" -v L=\"$l\" '{ s = $1 + 0; n = $0; sub(/^ *[0-9]+ /, \"\", n); "
         + "if (substr(n, 1, 2) != \"./\") next; t += s; c++; if (a <= b) { a += s; q = 1 } else { b += s; q = 2 } "
         + "if (q == k) print n >>L } END { if (c < 2 || t < m) print \"whole\"; "
-        + "else print \"split\", t, c, (k == 1 ? a : b) }' \"$l.f\") || p=; fi; fi; "
+        + "else print \"split\", t, c, (k == 1 ? a : b) }' \"$l.f\"; } 2>/dev/null) || p=; fi; fi; "
         + "case $p in \"split \"*) c=$(cksum <\"$l.f\") || exit 1; echo \"pipe-plan split $c ${p#split }\" >&2; "
         + "set -- -C \"$4\" --no-recursion -T \"$l\" ;; *) echo pipe-plan whole >&2; [ \"$k\" = 1 ] || exit 0; "
         + "set -- \"$1\" \"$2\" \"$3\" ;; esac; else set -- \"$1\" \"$2\" \"$3\"; fi; "

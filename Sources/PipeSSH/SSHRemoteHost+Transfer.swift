@@ -183,6 +183,12 @@ extension SSHRemoteHost {
             throw streamFailure(error, of: first)
         }
         var received = [try finishDownloadStream(first, ending: ending, cancellation: cancellation, missing: &missing)]
+        if openSecond != nil && first.output.plan == nil {
+            // A first part that may have sent only its half must say so; without its plan line nothing is trusted.
+            throw RemoteError(
+                .transferCorrupt, host: name,
+                "\(what) could not be checked: the host did not say whether it split the item in two; nothing was kept")
+        }
         if let plan = first.output.plan, plan.first == "split" {
             // When no second session could be opened, the second part follows the first on this one.
             received.append(
@@ -258,7 +264,7 @@ extension SSHRemoteHost {
             script: RemoteScript.archiveDownload, name: "pipe-download",
             arguments: [source.parent, source.item, String(part), String(source.splitMinimumBytes)])
         do {
-            let output = LocalTarOutput(tar: tar, fault: downloadChunkFault)
+            let output = LocalTarOutput(tar: tar, fault: downloadChunkFault, awaitsPlan: part != 0)
             let remote = try RemoteCommand(
                 line, on: session, inOwnProcessGroup: true, input: DataInput(nil), output: output,
                 deadline: Deadline(secondsFromNow: Self.startSeconds))

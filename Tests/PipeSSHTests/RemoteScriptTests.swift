@@ -208,6 +208,36 @@ final class RemoteScriptTests: XCTestCase {
         }
     }
 
+    func testAListingThatFailsMakesTheFirstPartSendEverything() throws {
+        let parent = scratch.appendingPathComponent("host")
+        try FileManager.default.createDirectory(
+            at: parent.appendingPathComponent("R/sub"), withIntermediateDirectories: true)
+        for name in ["a", "sub/b", "sub/c"] {
+            try Data(repeating: 1, count: 5_000).write(to: parent.appendingPathComponent("R/\(name)"))
+        }
+        // A `find` that lists files but then fails, as one does on a folder it cannot read: a half planned from
+        // that listing would silently lack what it missed.
+        let tools = scratch.appendingPathComponent("tools")
+        try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+        let find = tools.appendingPathComponent("find")
+        try "#!/bin/sh\n/usr/bin/find \"$@\"; echo \"find: './R/secret': Permission denied\" >&2; exit 1\n".write(
+            to: find, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: find.path)
+        for shell in Self.shells {
+            let first = try run(
+                shell, script: RemoteScript.archiveDownload, arguments: [parent.path, "R", "1", "1000"],
+                path: tools.path + ":/usr/bin:/bin")
+            XCTAssertEqual(first.status, 0, "\(shell): \(first.stderr)")
+            XCTAssertEqual(first.stderr.split(separator: "\n").first, "pipe-plan whole", "\(shell): \(first.stderr)")
+            let back = scratch.appendingPathComponent("back-\(UUID().uuidString.prefix(6))")
+            try FileManager.default.createDirectory(at: back, withIntermediateDirectories: true)
+            try extract(first.stdoutData, into: back)
+            XCTAssertEqual(
+                try FileManager.default.subpathsOfDirectory(atPath: back.appendingPathComponent("R").path).sorted(),
+                ["a", "sub", "sub/b", "sub/c"], "\(shell)")
+        }
+    }
+
     /// Extracts a tar stream with the local GNU tar, which must succeed.
     private func extract(_ stream: Data, into folder: URL, file: StaticString = #filePath, line: UInt = #line) throws {
         let process = Process()
@@ -232,7 +262,9 @@ final class RemoteScriptTests: XCTestCase {
     }
 
     /// Runs `script` the way `RemoteScript.commandLine` does (`<shell> -c script name arguments…`).
-    private func run(_ shell: [String], script: String, arguments: [String], stdin: Data = Data()) throws -> Result {
+    private func run(
+        _ shell: [String], script: String, arguments: [String], stdin: Data = Data(), path: String? = nil
+    ) throws -> Result {
         let input = scratch.appendingPathComponent("stdin-\(UUID().uuidString)")
         let output = scratch.appendingPathComponent("stdout-\(UUID().uuidString)")
         let errors = scratch.appendingPathComponent("stderr-\(UUID().uuidString)")
@@ -241,6 +273,7 @@ final class RemoteScriptTests: XCTestCase {
         _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: shell[0])
+        if let path { process.environment = ProcessInfo.processInfo.environment.merging(["PATH": path]) { $1 } }
         process.arguments = Array(shell.dropFirst()) + ["-c", script, "pipe-test"] + arguments
         process.standardInput = try FileHandle(forReadingFrom: input)
         process.standardOutput = try FileHandle(forWritingTo: output)
