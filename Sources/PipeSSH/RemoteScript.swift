@@ -106,16 +106,20 @@ enum RemoteScript {
     ///    so a lock whose holder died is broken (under `$1/lock.break`, so only one waiter breaks it). Waiting
     ///    prints `pipe-lock-wait` on stderr every ~5 s, which keeps Pipe's stall timer from firing.
     /// 2. Prints `pipe-manifest same` when the copy's manifest is the one `$5` names (`$1/manifest.id` holds `$5`),
-    ///    else `pipe-manifest <bytes>` and the manifest, or `pipe-manifest none` when there is no usable copy.
-    /// 3. Reads `pipe-sync full|delta|patch <n>` and `n` paths to delete (one a line) from stdin, moves the manifest
-    ///    aside (to `manifest.base` for `patch`, else removed: the copy is dirty until a new one is in place),
-    ///    empties the tree for `full`, deletes the paths (refusing `.`, `..` and empty components), then extracts
-    ///    the rest of stdin — a tar of `tree/…` entries and `manifest.incoming.$3` — into the cache folder, printing
-    ///    `pipe-sha256 <hex>` of that archive.
-    /// 4. Puts the new manifest in place — for `patch`, `manifest.base` with the incoming lines appended
+    ///    else `pipe-manifest <bytes>` and the manifest, or `pipe-manifest none` when there is no usable copy: no
+    ///    `manifest`, no `tree`, or `manifest.id` says `dirty`.
+    /// 3. Reads `pipe-sync full|delta|patch <n>` and `n` paths to delete (one a line) from stdin, writes `dirty` to
+    ///    `manifest.id` (the copy is dirty until its new manifest is in place: a sync that dies from here on leaves a
+    ///    copy the next one rebuilds), removes what an older sync left (`manifest.base`, `manifest.incoming.*`) if
+    ///    anything, empties the tree for `full`, deletes the paths (refusing `.`, `..` and empty components), then
+    ///    extracts the rest of stdin — a tar of `tree/…` entries and `manifest.incoming.$3` — into the cache
+    ///    folder, printing `pipe-sha256 <hex>` of that archive.
+    /// 4. Puts the new manifest in place — for `patch`, the incoming lines appended to `manifest`
     ///    (`WorkspaceManifest.patch`) —, writes `$3` to `$1/manifest.id`, prints `pipe-applied`, clones `tree` into
     ///    `$2` with `cp -c -R -p` (APFS clones on a Mac; never hard links: a build may edit files in place) and
-    ///    prints `pipe-cloned`.
+    ///    prints `pipe-cloned`. The dirty mark is a shell redirection, not a process: a warm delta starts two
+    ///    processes besides the archive's (`cat` and `rm` for a patch, `mv` otherwise), where moving the manifest
+    ///    aside and back took five.
     ///
     /// Exit 73: the run folder exists or cannot be made; 74: the cache cannot be changed; 75: the lock stayed taken;
     /// 2: a malformed request; else tar's status. The lock goes on every exit (a trap), and with a killed holder.
@@ -135,17 +139,17 @@ enum RemoteScript {
         + "${h:-?}; if no sync is running there, remove $c/lock\" >&2; exit 75; }; sleep 0.05; done; "
         + "echo $$ >\"$c/lock/pid\"; trap 'rm -rf \"$c/lock\"' EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; "
         + "trap 'exit 143' TERM; "
-        + "if [ -f \"$c/manifest\" ] && [ -d \"$c/tree\" ]; then i=; "
-        + "[ \"$m\" = - ] || [ ! -f \"$c/manifest.id\" ] || IFS= read -r i <\"$c/manifest.id\" || i=; "
-        + "if [ -n \"$i\" ] && [ \"$i\" = \"$m\" ]; then echo \"pipe-manifest same\"; "
+        + "i=; [ ! -f \"$c/manifest.id\" ] || IFS= read -r i <\"$c/manifest.id\" || i=; "
+        + "if [ -f \"$c/manifest\" ] && [ -d \"$c/tree\" ] && [ \"$i\" != dirty ]; then "
+        + "if [ \"$m\" != - ] && [ -n \"$i\" ] && [ \"$i\" = \"$m\" ]; then echo \"pipe-manifest same\"; "
         + "else echo \"pipe-manifest $(wc -c <\"$c/manifest\")\"; cat \"$c/manifest\" || exit 74; fi; "
         + "else echo \"pipe-manifest none\"; fi; "
         + "IFS= read -r l || exit 0; "
         + "a=; case \"$l\" in \"pipe-sync full \"*) f=1 ;; \"pipe-sync delta \"*) f= ;; \"pipe-sync patch \"*) f= a=1 ;; "
         + "*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; k=${l##* }; "
         + "case \"$k\" in '' | *[!0-9]*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; "
-        + "rm -f \"$c/manifest.id\" \"$c/manifest.base\" \"$c\"/manifest.incoming.* || exit 74; "
-        + "if [ -n \"$a\" ]; then mv \"$c/manifest\" \"$c/manifest.base\" || exit 74; else rm -f \"$c/manifest\" || exit 74; fi; "
+        + "echo dirty >\"$c/manifest.id\" || exit 74; for s in \"$c/manifest.base\" \"$c\"/manifest.incoming.*; do "
+        + "[ ! -e \"$s\" ] || { rm -f \"$c/manifest.base\" \"$c\"/manifest.incoming.* || exit 74; break; }; done; "
         + "if [ -n \"$f\" ]; then rm -rf \"$c/tree\" && mkdir \"$c/tree\" || exit 74; fi; "
         + "while [ \"$k\" -gt 0 ]; do IFS= read -r p || { echo \"pipe: the list of deletions ended early\" >&2; "
         + "exit 2; }; case \"/$p/\" in *\"/../\"* | *\"/./\"* | *\"//\"*) echo \"pipe: refusing to delete '$p'\" >&2; "
@@ -154,8 +158,8 @@ enum RemoteScript {
         + "| { tar -x -p -o -f - -C \"$c\"; s=$?; cat >/dev/null; exit \"$s\"; }; s=$?; "
         + "[ \"$s\" -eq 0 ] || exit \"$s\"; "
         + "[ -f \"$c/manifest.incoming.$t\" ] || { echo \"pipe: the archive carried no manifest\" >&2; exit 2; }; "
-        + "if [ -n \"$a\" ]; then cat \"$c/manifest.incoming.$t\" >>\"$c/manifest.base\" "
-        + "&& mv \"$c/manifest.base\" \"$c/manifest\" && rm -f \"$c/manifest.incoming.$t\" || exit 74; "
+        + "if [ -n \"$a\" ]; then cat \"$c/manifest.incoming.$t\" >>\"$c/manifest\" "
+        + "&& rm -f \"$c/manifest.incoming.$t\" || exit 74; "
         + "else mv \"$c/manifest.incoming.$t\" \"$c/manifest\" || exit 74; fi; echo \"$t\" >\"$c/manifest.id\" || exit 74; "
         + "echo pipe-applied; "
         + "cp -c -R -p \"$c/tree\" \"$d\" || exit 74; echo pipe-cloned"

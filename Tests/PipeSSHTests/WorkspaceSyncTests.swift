@@ -290,6 +290,31 @@ final class WorkspaceSyncTests: XCTestCase {
         try assertRunFolder(runFolder("after"), equals: left)
     }
 
+    func testACopyLeftDirtyByASyncThatDiedIsRebuiltAndItsLeftoversGo() throws {
+        let local = scratch.appending("workspace")
+        try makeTree(at: local)
+        _ = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("one"))
+        let cache = workDirectory + "/cache/repo"
+        // What a sync killed after its request leaves: the dirty mark, and files an older Pipe's sync left.
+        let damage = try host.capture(
+            ShellQuote.join([
+                "/bin/sh", "-c", "echo dirty >\"$1/manifest.id\" && echo x >\"$1/manifest.base\" "
+                    + "&& echo x >\"$1/manifest.incoming.old\"", "damage", cache,
+            ]))
+        XCTAssertEqual(damage.exit, .exited(0), damage.stderrText)
+        try write("changed\n", "a.txt", in: local)
+        let after = try host.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("two"))
+        XCTAssertEqual(after.kind, .full, "a dirty copy is never trusted")
+        try assertRunFolder(runFolder("two"), equals: local)
+        let listing = try host.capture(ShellQuote.join(["find", cache, "-maxdepth", "1", "-name", "manifest*"]))
+        XCTAssertEqual(
+            listing.stdoutText.split(separator: "\n").map { $0.split(separator: "/").last.map(String.init) ?? "" }
+                .sorted(), ["manifest", "manifest.id"])
+        // And the rebuilt copy is trusted again: the next change goes as a delta.
+        try write("changed again\n", "a.txt", in: local)
+        XCTAssertEqual(try syncChecked(local, "three").kind, .delta)
+    }
+
     // MARK: - What the coordinator remembers (WorkspaceSyncMemory)
 
     /// A host with a memory of its own: another coordinator, or (same state folder) a new process of this one.
