@@ -298,7 +298,8 @@ final class WorkspaceSyncTests: XCTestCase {
         // What a sync killed after its request leaves: the dirty mark, and files an older Pipe's sync left.
         let damage = try host.capture(
             ShellQuote.join([
-                "/bin/sh", "-c", "echo dirty >\"$1/manifest.id\" && echo x >\"$1/manifest.base\" "
+                "/bin/sh", "-c",
+                "echo dirty >\"$1/manifest.id\" && echo x >\"$1/manifest.base\" "
                     + "&& echo x >\"$1/manifest.incoming.old\"", "damage", cache,
             ]))
         XCTAssertEqual(damage.exit, .exited(0), damage.stderrText)
