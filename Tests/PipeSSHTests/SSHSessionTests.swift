@@ -224,6 +224,21 @@ final class SSHSessionTests: XCTestCase {
         XCTAssertTrue(session.isConnected, "found without reading: libssh2 has not seen the end yet")
     }
 
+    /// The drop the pooled-session tests rely on: right after login, sshd's session process may not be forked yet
+    /// when the drop lists the processes; the connection must end all the same, not half (a channel opened whose
+    /// command never starts).
+    func testADroppedConnectionEndsEvenRightAfterLogin() throws {
+        let connections = SSHDaemonConnections(pidFile: server.state.appendingPathComponent("sshd.pid"))
+        for round in 1...20 {
+            let session = try SSHSession.connect(to: server.hostConfig())
+            try connections.drop()
+            XCTAssertThrowsError(try SSHRemoteHost(session: session).capture("true"), "round \(round)") { error in
+                XCTAssertEqual((error as? RemoteError)?.kind, .connectionLost)
+                XCTAssertTrue("\(error)".contains("opening a channel"), "round \(round): \(error)")
+            }
+        }
+    }
+
     func testAClosedSessionIsRefused() throws {
         let session = try SSHSession.connect(to: server.hostConfig())
         session.disconnect()

@@ -19,14 +19,20 @@ public struct SSHDaemonConnections {
 
     /// Kills the processes serving the open connections, as a network drop would; with `alsoTheListener`, the
     /// listener too, as if the host went away. Returns how many connections there were.
+    ///
+    /// Each monitor leads its own process group (sshd calls `setsid` for every connection), and the session
+    /// process it forks after authentication joins that group. So the whole group is killed at once: killing the
+    /// processes listed by `ps` missed a session process forked just after the listing, which then kept the
+    /// connection half alive (a channel opened, its command never started).
     @discardableResult
     public func drop(alsoTheListener: Bool = false) throws -> Int {
         let listener = try self.listener()
-        let table = try processes()
-        let monitors = table.filter { $0.parent == listener }.map(\.pid)
-        let pids =
-            (alsoTheListener ? [listener] : []) + monitors + table.filter { monitors.contains($0.parent) }.map(\.pid)
-        for pid in pids { kill(Int32(pid) ?? 0, SIGKILL) }
+        let monitors = try processes().filter { $0.parent == listener }.compactMap { Int32($0.pid) }
+        if alsoTheListener, let listenerPID = Int32(listener) { kill(listenerPID, SIGKILL) }
+        for monitor in monitors {
+            kill(-monitor, SIGKILL)
+            kill(monitor, SIGKILL)
+        }
         return monitors.count
     }
 
