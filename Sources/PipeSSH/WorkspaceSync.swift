@@ -35,7 +35,8 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     /// When the host's lines arrived (monotonic seconds).
     private(set) var appliedAt: Double?
     private(set) var clonedAt: Double?
-    private(set) var hostDigest: String?
+    /// Called on the channel's thread when the host says it applied the archive (`pipe-applied`).
+    var whenApplied: ((WorkspaceSync) -> Void)?
     private(set) var errorText = [UInt8]()
 
     private enum Phase {
@@ -243,10 +244,9 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 offset = newline + 1
                 if line == "pipe-applied" {
                     appliedAt = MonotonicClock.seconds()
+                    whenApplied?(self)
                 } else if line == "pipe-cloned" {
                     clonedAt = MonotonicClock.seconds()
-                } else if line.hasPrefix("pipe-sha256 ") {
-                    hostDigest = line.split(separator: " ").dropFirst().first.map(String.init)
                 }
             }
         }

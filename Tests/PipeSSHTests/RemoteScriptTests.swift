@@ -238,6 +238,63 @@ final class RemoteScriptTests: XCTestCase {
         }
     }
 
+    /// The sync does not digest its archive on the host (SSH's MAC vouches for the bytes): an archive cut short must
+    /// still never pass for whole. Cut between members, or in the manifest's header, it lacks the manifest, which
+    /// is the last member; cut in a member's data, tar fails. Either way the copy is left marked dirty, no run
+    /// folder is made, and the next sync is told there is no usable copy, even by a coordinator that remembers it.
+    func testASyncArchiveCutShortIsRefusedAndLeavesTheCopyDirty() throws {
+        let staging = scratch.appendingPathComponent("staging")
+        try FileManager.default.createDirectory(
+            at: staging.appendingPathComponent("tree"), withIntermediateDirectories: true)
+        try Data("hello\n".utf8).write(to: staging.appendingPathComponent("tree/a"))
+        try Data(repeating: 5, count: 2000).write(to: staging.appendingPathComponent("tree/b"))
+        // Headers and data in 512-byte blocks: a at 0, b at 1024 (its data 1536..<3584), the manifest at 3584.
+        func archive(token: String) throws -> Data {
+            let manifest = staging.appendingPathComponent("manifest.incoming.\(token)")
+            try Data("manifest\n".utf8).write(to: manifest)
+            defer { try? FileManager.default.removeItem(at: manifest) }
+            return Data("pipe-sync full 0\n".utf8)
+                + (try TestSSHServer.runData(
+                    "/usr/bin/tar", ["-cf", "-", "-C", staging.path, "tree/a", "tree/b", manifest.lastPathComponent]))
+        }
+        let request = "pipe-sync full 0\n".utf8.count
+        // GNU cp has no `-c` (APFS clones): the host's `cp -c -R -p` becomes `cp -R -p`.
+        let tools = scratch.appendingPathComponent("tools")
+        try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+        try Data("#!/bin/sh\n[ \"$1\" = -c ] && shift\nexec /bin/cp \"$@\"\n".utf8)
+            .write(to: tools.appendingPathComponent("cp"))
+        try FileManager.default.setAttributes(
+            [.posixPermissions: 0o755], ofItemAtPath: tools.appendingPathComponent("cp").path)
+        let path = tools.path + ":/usr/bin:/bin"
+        let cuts = [("between members", 3584), ("in the manifest's header", 3584 + 100), ("in b's data", 2048)]
+        for (index, shell) in Self.shells.enumerated() {
+            for (what, length) in cuts {
+                let cache = scratch.appendingPathComponent("cache-\(index)-\(length)").path
+                let label = "\(shell), cut \(what)"
+                let first = try run(
+                    shell, script: RemoteScript.syncWorkspace, arguments: [cache, cache + "-run1", "one", "10", "-"],
+                    stdin: try archive(token: "one"), path: path)
+                XCTAssertEqual(
+                    first.stdout, "pipe-manifest none\npipe-applied\npipe-cloned\n", "\(label): \(first.stderr)")
+
+                let cut = try run(
+                    shell, script: RemoteScript.syncWorkspace, arguments: [cache, cache + "-run2", "two", "10", "one"],
+                    stdin: (try archive(token: "two")).prefix(request + length), path: path)
+                XCTAssertEqual(cut.status, 2, "\(label): \(cut.stderr)")
+                XCTAssertEqual(cut.stdout, "pipe-manifest same\n", label)
+                XCTAssertEqual(try String(contentsOfFile: cache + "/manifest.id", encoding: .utf8), "dirty\n", label)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: cache + "-run2"), label)
+
+                let next = try run(
+                    shell, script: RemoteScript.syncWorkspace,
+                    arguments: [cache, cache + "-run3", "three", "10", "one"],
+                    path: path)
+                XCTAssertEqual(next.status, 0, "\(label): \(next.stderr)")
+                XCTAssertEqual(next.stdout, "pipe-manifest none\n", label)
+            }
+        }
+    }
+
     /// Extracts a tar stream with the local GNU tar, which must succeed.
     private func extract(_ stream: Data, into folder: URL, file: StaticString = #filePath, line: UInt = #line) throws {
         let process = Process()
