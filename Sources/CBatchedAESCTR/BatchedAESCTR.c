@@ -74,19 +74,32 @@ static const EVP_CIPHER *ecb_cipher(int key_length) {
 static int batched_init(EVP_CIPHER_CTX *context, const unsigned char *key, const unsigned char *iv, int encrypt) {
     (void)encrypt;  // CTR encrypts and decrypts alike
     BatchedCTR *state = EVP_CIPHER_CTX_get_cipher_data(context);
+    // Zeroed by OpenSSL: no keystream made yet, the counter all zeros until an IV comes.
+    int fresh = state->ecb == NULL;
     if (key != NULL) {
         const EVP_CIPHER *ecb = ecb_cipher(EVP_CIPHER_CTX_get_key_length(context));
         if (ecb == NULL) return 0;
         if (state->ecb == NULL && (state->ecb = EVP_CIPHER_CTX_new()) == NULL) return 0;
         if (EVP_EncryptInit_ex(state->ecb, ecb, NULL, key, NULL) != 1) return 0;
         EVP_CIPHER_CTX_set_padding(state->ecb, 0);
-        state->used = kBatchBytes;
     }
+    if (key == NULL && iv == NULL) return 1;
     if (iv != NULL) {
         memcpy(state->counter, iv, kBlock);
-        OPENSSL_cleanse(state->keystream, kBatchBytes);
-        state->used = kBatchBytes;
+    } else if (!fresh) {
+        // A new key goes on from the block after the last one used (a block used in part is dropped, as OpenSSL's
+        // own CTR does): `counter` is past the whole batch, so the blocks not used go back.
+        uint64_t high = load_big_endian(state->counter);
+        uint64_t low = load_big_endian(state->counter + 8);
+        uint64_t unused = (kBatchBytes - state->used) / kBlock;
+        if (low < unused) high--;
+        low -= unused;
+        store_big_endian(state->counter, high);
+        store_big_endian(state->counter + 8, low);
     }
+    // The rest of the old keystream goes.
+    OPENSSL_cleanse(state->keystream, kBatchBytes);
+    state->used = kBatchBytes;
     return 1;
 }
 
@@ -154,7 +167,9 @@ static void install_once(void) {
     for (int index = 0; index < 3; index++) {
         EVP_CIPHER *method = EVP_CIPHER_meth_new(cipher_nids[index], 1, key_lengths[index]);
         if (method == NULL || !EVP_CIPHER_meth_set_iv_length(method, kBlock)
-            || !EVP_CIPHER_meth_set_flags(method, EVP_CIPH_CTR_MODE)
+            // Always called: OpenSSL calls a cipher's init without a key only with this flag, and a new counter
+            // alone must reach it.
+            || !EVP_CIPHER_meth_set_flags(method, EVP_CIPH_CTR_MODE | EVP_CIPH_ALWAYS_CALL_INIT)
             || !EVP_CIPHER_meth_set_init(method, batched_init)
             || !EVP_CIPHER_meth_set_do_cipher(method, batched_cipher)
             || !EVP_CIPHER_meth_set_cleanup(method, batched_cleanup)

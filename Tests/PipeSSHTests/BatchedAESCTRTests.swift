@@ -109,6 +109,33 @@ final class BatchedAESCTRTests: XCTestCase {
         }
     }
 
+    /// A new counter, or a new key, set on a context in use: as OpenSSL's own AES-CTR, from the block after the last
+    /// one used.
+    func testANewCounterOrKeyMidStreamStartsWhereOpenSSLWould() throws {
+        let key = [UInt8](repeating: 7, count: 16)
+        let otherKey = [UInt8](repeating: 9, count: 16)
+        let first = [UInt8](repeating: 0x11, count: 16)
+        let second = [UInt8](repeating: 0x22, count: 16)
+        let data = [UInt8](repeating: 0x5a, count: 4096 + 48)
+        let context = try XCTUnwrap(EVP_CIPHER_CTX_new())
+        defer { EVP_CIPHER_CTX_free(context) }
+        XCTAssertEqual(EVP_CipherInit(context, EVP_aes_128_ctr(), key, first, 1), 1)
+        var output = [UInt8](repeating: 0, count: data.count)
+        XCTAssertEqual(EVP_Cipher(context, &output, data, 100), 1)  // 6 blocks and 4 bytes of the 7th
+
+        XCTAssertEqual(EVP_CipherInit(context, nil, nil, second, 1), 1)
+        XCTAssertEqual(EVP_Cipher(context, &output, data, UInt32(data.count)), 1)
+        assertSame(output, try crypt(data, key: key, iv: second), "a new counter")
+
+        // A new key alone: the counter goes on from the block after the last one used (second + 259).
+        XCTAssertEqual(EVP_CipherInit(context, nil, otherKey, nil, 1), 1)
+        XCTAssertEqual(EVP_Cipher(context, &output, data, 32), 1)
+        var next = second  // + 259 (0x103) blocks
+        next[15] += 3
+        next[14] += 1
+        assertSame(Array(output.prefix(32)), try crypt(Array(data.prefix(32)), key: otherKey, iv: next), "a new key")
+    }
+
     /// 40 KiB (ten batches) in libssh2's 16-byte calls and in uneven ones, for each key length, from counters whose
     /// low 64 bits and whole 128 bits wrap within the first batch: byte for byte what `openssl enc` writes.
     func testMatchesOpenSSLAcrossBatchesAndCounterCarries() throws {
