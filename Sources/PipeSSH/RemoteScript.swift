@@ -108,7 +108,8 @@ enum RemoteScript {
     /// 2. Prints `pipe-manifest same` when the copy's manifest is the one `$5` names (`$1/manifest.id` holds `$5`),
     ///    else `pipe-manifest <bytes>` and the manifest, or `pipe-manifest none` when there is no usable copy: no
     ///    `manifest`, no `tree`, or `manifest.id` says `dirty`.
-    /// 3. Reads `pipe-sync full|delta|patch <n>` and `n` paths to delete (one a line) from stdin, writes `dirty` to
+    /// 3. Reads `pipe-sync full|delta|patch tar|gzip <n>` and `n` paths to delete (one a line) from stdin (`gzip`:
+    ///    the archive comes compressed, for `gzip -dc`), writes `dirty` to
     ///    `manifest.id` (the copy is dirty until its new manifest is in place: a sync that dies from here on leaves a
     ///    copy the next one rebuilds), removes what an older sync left (`manifest.base`, `manifest.incoming.*`) if
     ///    anything, empties the tree for `full`, deletes the paths (refusing `.`, `..` and empty components), then
@@ -151,7 +152,8 @@ enum RemoteScript {
         + "else echo \"pipe-manifest none\"; fi; "
         + "IFS= read -r l || exit 0; "
         + "a=; case \"$l\" in \"pipe-sync full \"*) f=1 ;; \"pipe-sync delta \"*) f= ;; \"pipe-sync patch \"*) f= a=1 ;; "
-        + "*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; k=${l##* }; "
+        + "*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; z=; case \"$l\" in *\" gzip \"*) z=1 ;; esac; "
+        + "k=${l##* }; "
         + "case \"$k\" in '' | *[!0-9]*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; "
         + "echo dirty >\"$c/manifest.id\" || exit 74; for s in \"$c/manifest.base\" \"$c\"/manifest.incoming.*; do "
         + "[ ! -e \"$s\" ] || { rm -f \"$c/manifest.base\" \"$c\"/manifest.incoming.* || exit 74; break; }; done; "
@@ -159,7 +161,10 @@ enum RemoteScript {
         + "while [ \"$k\" -gt 0 ]; do IFS= read -r p || { echo \"pipe: the list of deletions ended early\" >&2; "
         + "exit 2; }; case \"/$p/\" in *\"/../\"* | *\"/./\"* | *\"//\"*) echo \"pipe: refusing to delete '$p'\" >&2; "
         + "exit 2 ;; esac; rm -rf \"$c/tree/$p\" || exit 74; k=$((k-1)); done; "
-        + "tar -x -p -o -f - -C \"$c\" || exit \"$?\"; "
+        + "if [ -n \"$z\" ]; then rm -f \"$c/gunzip.failed\"; "
+        + "{ gzip -dc || : >\"$c/gunzip.failed\"; } | tar -x -p -o -f - -C \"$c\" || exit \"$?\"; "
+        + "[ ! -e \"$c/gunzip.failed\" ] || { echo \"pipe: the compressed archive could not be unpacked\" >&2; exit 2; }; "
+        + "else tar -x -p -o -f - -C \"$c\" || exit \"$?\"; fi; "
         + "[ -f \"$c/manifest.incoming.$t\" ] || { echo \"pipe: the archive carried no manifest\" >&2; exit 2; }; "
         + "if [ -n \"$a\" ]; then cat \"$c/manifest.incoming.$t\" >>\"$c/manifest\" "
         + "&& rm -f \"$c/manifest.incoming.$t\" || exit 74; "

@@ -114,6 +114,13 @@ extension SSHRemoteHost {
         }
         let token = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         let sync = WorkspaceSync(root: root, token: token, digestCache: memory.digests)
+        let (setting, roundTrip, observed) = (
+            session.host.uploadCompression, session.socket.smoothedRoundTripSeconds, memory.linkRate(for: session.host)
+        )
+        sync.compresses = { bytes in
+            WorkspaceCompressionChoice.compresses(
+                setting, bytes: bytes, roundTripSeconds: roundTrip, observedBytesPerSecond: observed)
+        }
         // Once the host holds the new manifest under this token, what was sent is written down on another thread
         // while the host clones the run folder (≈ 45 ms for 10,000 files, which no longer add to the sync).
         let remembering = DispatchGroup()
@@ -187,6 +194,11 @@ extension SSHRemoteHost {
                     + "; \(remoteDirectory) on the host is incomplete")
         }
         let sent = sync.archiveDigest()
+        if !sync.compressed, sync.archiveBytes >= WorkspaceSyncMemory.linkRateMinimumBytes,
+            let first = sync.firstSentAt, let last = sync.allSentAt, last > first
+        {
+            syncMemory.noteLinkRate(Double(sync.archiveBytes) / (last - first), for: session.host)
+        }
         let finished = MonotonicClock.seconds()
         return WorkspaceSyncReport(
             kind: sync.kind ?? .full,
@@ -196,7 +208,8 @@ extension SSHRemoteHost {
             entries: sync.entryCount, entriesSent: sync.sentEntries, pathsDeleted: sync.deletedPaths,
             listSeconds: started.listSeconds, digestSeconds: sync.digestSeconds,
             cloneSeconds: clonedAt - (sync.appliedAt ?? clonedAt),
-            hostSentManifest: !sync.hostHadRememberedManifest, filesDigested: sync.computedDigests)
+            hostSentManifest: !sync.hostHadRememberedManifest, filesDigested: sync.computedDigests,
+            compressed: sync.compressed)
     }
 
     /// Where a coordinator keeps `syncStateDirectory` unless told otherwise: `$PIPE_SYNC_STATE` (empty: in the

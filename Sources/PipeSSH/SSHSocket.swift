@@ -37,6 +37,21 @@ final class SSHSocket {
         return poll(&entry, 1, 0) != 0
     }
 
+    /// The kernel's smoothed round-trip time of the connection (`TCP_INFO`), once a few packets went both ways;
+    /// `nil` where the kernel does not say.
+    var smoothedRoundTripSeconds: Double? {
+        #if canImport(Glibc)
+            var info = tcp_info()
+            var length = socklen_t(MemoryLayout<tcp_info>.size)
+            guard getsockopt(descriptor, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0, info.tcpi_rtt > 0 else {
+                return nil
+            }
+            return Double(info.tcpi_rtt) / 1_000_000
+        #else
+            return nil
+        #endif
+    }
+
     /// Connects to the first address of `host` that accepts before `deadline`, trying each resolved address in turn.
     static func connect(host: String, port: Int, deadline: Deadline) throws -> SSHSocket {
         var hints = addrinfo()

@@ -46,7 +46,7 @@ final class WorkspaceArchiveProducer: @unchecked Sendable {
     private var bytes: Int64 = 0
 
     /// - Throws: `WorkspaceScanner.Failure` when no pipe can be made (out of descriptors).
-    init(stream: WorkspaceTarStream) throws {
+    init(stream: ArchiveSource) throws {
         all = (0..<Self.depth).map { _ in .allocate(byteCount: Self.chunkSize, alignment: 16) }
         free = all
         var ends: [Int32] = [0, 0]
@@ -69,7 +69,7 @@ final class WorkspaceArchiveProducer: @unchecked Sendable {
         close(wakeWrite)
     }
 
-    private func produce(_ stream: WorkspaceTarStream) {
+    private func produce(_ stream: ArchiveSource) {
         defer {
             condition.lock()
             running = false

@@ -37,6 +37,13 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     private(set) var clonedAt: Double?
     /// Called on the channel's thread when the host says it applied the archive (`pipe-applied`).
     var whenApplied: ((WorkspaceSync) -> Void)?
+    /// Whether an archive of so many bytes (before compression) goes compressed (`WorkspaceCompressionChoice`).
+    var compresses: (Int64) -> Bool = { _ in false }
+    /// Whether this sync's archive went as gzip.
+    private(set) var compressed = false
+    /// When the archive's first and last bytes went to the channel (monotonic seconds): its rate over the link.
+    private(set) var firstSentAt: Double?
+    private(set) var allSentAt: Double?
     private(set) var errorText = [UInt8]()
 
     private enum Phase {
@@ -133,7 +140,10 @@ final class WorkspaceSync: CommandInput, CommandOutput {
         let patches =
             !plan.isFull && plan.deletions.count <= Self.maximumPatchDeletions
             && patchLines <= max(256, local.count / 4)
-        var lines = "pipe-sync \(plan.isFull ? "full" : patches ? "patch" : "delta") \(plan.deletions.count)\n"
+        compressed = compresses(plan.sends.reduce(0) { $0 + ($1.kind == .file ? $1.size : 0) })
+        var lines =
+            "pipe-sync \(plan.isFull ? "full" : patches ? "patch" : "delta") \(compressed ? "gzip" : "tar") "
+            + "\(plan.deletions.count)\n"
         for path in plan.deletions { lines += path + "\n" }
         request = Array(lines.utf8)
         let knownLocal = plan.isFull ? nil : local
@@ -151,7 +161,8 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                         : WorkspaceManifest(entries: holder.entries).bytes
                 }
             ))
-        producer = try WorkspaceArchiveProducer(stream: stream)
+        producer = try WorkspaceArchiveProducer(
+            stream: compressed ? try GzipArchiveSource(compressing: stream) : stream)
     }
 
     // MARK: - CommandInput
@@ -171,10 +182,12 @@ final class WorkspaceSync: CommandInput, CommandOutput {
             case .chunk(let next):
                 chunk = next
                 chunkOffset = 0
+                if firstSentAt == nil { firstSentAt = MonotonicClock.seconds() }
             case .waiting:
                 return 0
             case .ended:
                 ended = true
+                allSentAt = MonotonicClock.seconds()
                 (sentDigest, archiveBytes) = producer.finish()
                 return nil
             }

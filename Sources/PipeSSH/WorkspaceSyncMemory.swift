@@ -45,6 +45,9 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
     private var manifests: [String: Remembered] = [:]
     private var order: [String] = []
     private var loadedRoots = Set<String>()
+    /// Per host (`user@address:port`): bytes a second of the last sizeable uncompressed upload, for
+    /// `WorkspaceCompressionChoice`. In this process only: a new process judges a link by its round trip first.
+    private var linkRates: [String: Double] = [:]
 
     /// A memory of its own (tests: another coordinator, or a new process).
     init(digests: WorkspaceDigestCache) {
@@ -54,6 +57,24 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
     /// Names one host cache: the same key on another host, login or work folder is another cache.
     static func target(host: HostConfig, cacheKey: String) -> String {
         "\(host.user)@\(host.address):\(host.port)\n\(host.workDirectory)\n\(cacheKey)"
+    }
+
+    // MARK: - Link rates
+
+    /// An upload of this much, uncompressed, says how fast the link is (a smaller one ends inside the channel's
+    /// window and says little).
+    static let linkRateMinimumBytes: Int64 = 4 << 20
+
+    func linkRate(for host: HostConfig) -> Double? {
+        lock.lock()
+        defer { lock.unlock() }
+        return linkRates[host.endpoint]
+    }
+
+    func noteLinkRate(_ bytesPerSecond: Double, for host: HostConfig) {
+        lock.lock()
+        linkRates[host.endpoint] = bytesPerSecond
+        lock.unlock()
     }
 
     // MARK: - Manifests

@@ -258,14 +258,7 @@ final class RemoteScriptTests: XCTestCase {
                     "/usr/bin/tar", ["-cf", "-", "-C", staging.path, "tree/a", "tree/b", manifest.lastPathComponent]))
         }
         let request = "pipe-sync full 0\n".utf8.count
-        // GNU cp has no `-c` (APFS clones): the host's `cp -c -R -p` becomes `cp -R -p`.
-        let tools = scratch.appendingPathComponent("tools")
-        try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
-        try Data("#!/bin/sh\n[ \"$1\" = -c ] && shift\nexec /bin/cp \"$@\"\n".utf8)
-            .write(to: tools.appendingPathComponent("cp"))
-        try FileManager.default.setAttributes(
-            [.posixPermissions: 0o755], ofItemAtPath: tools.appendingPathComponent("cp").path)
-        let path = tools.path + ":/usr/bin:/bin"
+        let path = try shimmedTools()
         let cuts = [("between members", 3584), ("in the manifest's header", 3584 + 100), ("in b's data", 2048)]
         for (index, shell) in Self.shells.enumerated() {
             for (what, length) in cuts {
@@ -293,6 +286,49 @@ final class RemoteScriptTests: XCTestCase {
                 XCTAssertEqual(next.stdout, "pipe-manifest none\n", label)
             }
         }
+    }
+
+    /// `pipe-sync … gzip …`: the archive goes through `gzip -dc`; a compressed archive cut short is refused like a
+    /// plain one, even when what `gzip` could unpack of it happens to end between tar members.
+    func testACompressedSyncArchiveIsUnpackedAndOneCutShortIsRefused() throws {
+        let staging = scratch.appendingPathComponent("staging")
+        try FileManager.default.createDirectory(
+            at: staging.appendingPathComponent("tree"), withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<50_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            .write(to: staging.appendingPathComponent("tree/random"))
+        let tools = try shimmedTools()
+        for (index, shell) in Self.shells.enumerated() {
+            let cache = scratch.appendingPathComponent("zcache-\(index)").path
+            let manifest = staging.appendingPathComponent("manifest.incoming.one")
+            try Data("manifest\n".utf8).write(to: manifest)
+            let archive = try TestSSHServer.runData(
+                "/bin/sh", ["-c", "tar -cf - -C '\(staging.path)' tree/random manifest.incoming.one | gzip -1"])
+            try FileManager.default.removeItem(at: manifest)
+            let request = Data("pipe-sync full gzip 0\n".utf8)
+            let whole = try run(
+                shell, script: RemoteScript.syncWorkspace, arguments: [cache, cache + "-run1", "one", "10", "-"],
+                stdin: request + archive, path: tools)
+            XCTAssertEqual(whole.stdout, "pipe-manifest none\npipe-applied\npipe-cloned\n", "\(shell): \(whole.stderr)")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: cache + "-run1/random")).count, 50_000)
+
+            let cut = try run(
+                shell, script: RemoteScript.syncWorkspace, arguments: [cache, cache + "-run2", "two", "10", "one"],
+                stdin: request + archive.prefix(archive.count / 2), path: tools)
+            XCTAssertEqual(cut.status, 2, "\(shell): \(cut.stderr)")
+            XCTAssertEqual(try String(contentsOfFile: cache + "/manifest.id", encoding: .utf8), "dirty\n", "\(shell)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: cache + "-run2"), "\(shell)")
+        }
+    }
+
+    /// A PATH whose `cp` takes macOS's `-c` (APFS clones), which GNU cp does not know, as `cp` without it.
+    private func shimmedTools() throws -> String {
+        let tools = scratch.appendingPathComponent("tools")
+        try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
+        let copy = tools.appendingPathComponent("cp")
+        try Data("#!/bin/sh\n[ \"$1\" = -c ] && shift\nexec /bin/cp \"$@\"\n".utf8).write(to: copy)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
+        return tools.path + ":/usr/bin:/bin"
     }
 
     /// Extracts a tar stream with the local GNU tar, which must succeed.

@@ -124,6 +124,36 @@ final class WorkspaceSyncTests: XCTestCase {
         XCTAssertEqual(third.entriesSent, 0)
     }
 
+    /// `compression: gzip`: the archive goes through zlib and the host's `gzip -dc`, in full and as a delta, and the
+    /// copy is the same; 700 KB of random bytes make the compressed stream span several of the producer's chunks.
+    func testACompressedSyncGivesTheSameCopyWithFewerBytes() throws {
+        var config = try Self.emulated.get().hostConfig(workDirectory: workDirectory)
+        config.uploadCompression = .gzip
+        let compressing = SSHRemoteHost(session: try SSHSession.connect(to: config), terminationGraceSeconds: 1)
+        defer { compressing.session.disconnect() }
+        let local = scratch.appending("workspace")
+        try makeTree(at: local)
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<700_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            .write(to: local.appendingPathComponent("random.bin"))
+        let plain = try host.synchronizeWorkspace(directory: local, cacheKey: "plain", to: runFolder("plain"))
+        XCTAssertFalse(plain.compressed, "auto on loopback: the link is faster than zlib")
+
+        let first = try compressing.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("one"))
+        XCTAssertEqual(first.kind, .full)
+        XCTAssertTrue(first.compressed)
+        XCTAssertLessThan(first.transfer.bytes, plain.transfer.bytes - 70_000, "the 75 KB of repeated lines shrink")
+        try assertRunFolder(runFolder("one"), equals: local)
+
+        try write(String(repeating: "changed line\n", count: 10_000), "Sources/App/Big.swift", in: local)
+        try write("new\n", "Sources/App/New.swift", in: local)
+        let second = try compressing.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("two"))
+        XCTAssertEqual(second.kind, .delta)
+        XCTAssertEqual(second.entriesSent, 2)
+        XCTAssertTrue(second.compressed)
+        try assertRunFolder(runFolder("two"), equals: local)
+    }
+
     func testDeletionsAndKindChangesReachTheCopy() throws {
         let local = scratch.appending("workspace")
         try makeTree(at: local)

@@ -22,7 +22,7 @@ final class HostsFileLoaderTests: XCTestCase {
                     xcodes: [
                         "16.2": "/Applications/Xcode-16.2.app/Contents/Developer",
                         "15.4": "/Applications/Xcode-15.4.app/Contents/Developer",
-                    ], connectTimeoutSeconds: 30, transferSessions: 2),
+                    ], connectTimeoutSeconds: 30, transferSessions: 2, uploadCompression: .gzip),
                 HostConfig(
                     name: "mac-2", address: "mac-2.example.net", port: 22, user: "ci",
                     identityFile: "/home/ci/.ssh/id_ecdsa", identityPassphraseEnvironment: "MAC2_KEY_PASSPHRASE",
@@ -79,6 +79,8 @@ final class HostsFileLoaderTests: XCTestCase {
                         + "which is not set; add it or remove the passphrase",
                     "\(file):23:24: error: hosts[2].transfer-sessions: 3 is out of range: expected 1 (one session) "
                         + "or 2 (a big download split across two at once)",
+                    "\(file):24:18: error: hosts[2].compression: 'zip' is not one of 'auto', 'none' or 'gzip'; did you "
+                        + "mean 'gzip'?",
                 ])
         }
     }

@@ -32,12 +32,15 @@ public struct HostConfig: Sendable, Equatable {
     /// is faster than that; on a 2-core machine that also runs the host it costs more than it saves
     /// (docs/performance.md).
     public var transferSessions: Int
+    /// Whether workspace uploads are compressed: `auto` (the default) decides from the link.
+    public var uploadCompression: UploadCompression
 
     public init(
         name: String, address: String, port: Int = 22, user: String, identityFile: String? = nil,
         identityPassphraseEnvironment: String? = nil, identityPassphraseFile: String? = nil, useAgent: Bool = false,
         knownHostsFile: String, labels: [String: String] = [:], capacity: Int = 1, workDirectory: String = "pipe-work",
-        xcodes: [String: String] = [:], connectTimeoutSeconds: Double = 15, transferSessions: Int = 1
+        xcodes: [String: String] = [:], connectTimeoutSeconds: Double = 15, transferSessions: Int = 1,
+        uploadCompression: UploadCompression = .auto
     ) {
         self.name = name
         self.address = address
@@ -54,6 +57,7 @@ public struct HostConfig: Sendable, Equatable {
         self.xcodes = xcodes
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.transferSessions = transferSessions
+        self.uploadCompression = uploadCompression
     }
 
     /// `user@address:port`, for messages.

@@ -6,7 +6,7 @@ struct HostsFileDecoder {
     static let hostKeys = [
         "name", "address", "port", "user", "identity-file", "identity-passphrase-env", "identity-passphrase-file",
         "use-agent", "known-hosts", "labels", "capacity", "work-dir", "xcodes", "connect-timeout",
-        "transfer-sessions",
+        "transfer-sessions", "compression",
     ]
 
     let baseDirectory: URL
@@ -108,13 +108,16 @@ struct HostsFileDecoder {
         let labels = host.read("labels", { $0.stringMap }) ?? [:]
         let transferSessions = ranged(
             "transfer-sessions", in: host, 1...2, "1 (one session) or 2 (a big download split across two at once)")
+        let compression = host.value("compression").flatMap {
+            host.reader.choice($0, at: host.path.appending("compression"), among: UploadCompression.allCases)
+        }
         guard let name, let address, let user, let knownHosts else { return nil }
         return HostConfig(
             name: name, address: address, port: port, user: user, identityFile: identityFile,
             identityPassphraseEnvironment: passphraseEnvironment, identityPassphraseFile: passphraseFile,
             useAgent: useAgent, knownHostsFile: knownHosts, labels: labels, capacity: capacity ?? 1,
             workDirectory: workDirectory, xcodes: xcodes, connectTimeoutSeconds: connectTimeout,
-            transferSessions: transferSessions ?? 1)
+            transferSessions: transferSessions ?? 1, uploadCompression: compression ?? .auto)
     }
 
     private func checkAuthentication(

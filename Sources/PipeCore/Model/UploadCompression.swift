@@ -1,0 +1,12 @@
+/// Whether a workspace upload is compressed on its way to a host (`compression:` in the hosts file).
+///
+/// Compressing pays only where the link is slower than the coordinator compresses (zlib level 1, one core); on a
+/// fast link it only costs (docs/performance.md).
+public enum UploadCompression: String, Sendable, Equatable, CaseIterable {
+    /// Chosen per upload from what Pipe knows of the link: the SSH window's limit at the connection's round-trip
+    /// time, and the rate of the last sizeable uncompressed upload to that host in this process.
+    case auto
+    case none
+    /// gzip (zlib level 1), unpacked on the host with `gzip -dc`.
+    case gzip
+}

@@ -1,0 +1,45 @@
+import PipeCore
+
+/// Whether a workspace sync compresses its archive (`compression:` in the hosts file, `UploadCompression`).
+///
+/// Compressing and sending overlap (the archive is made on its own thread), so a compressed upload takes about as
+/// long as the slower of the two: compressing on one core, or sending the smaller archive. It pays where the link
+/// moves fewer bytes a second than zlib's level 1 compresses, and only costs where it moves more.
+enum WorkspaceCompressionChoice {
+    /// zlib level 1 on a source tree, one core of the 2-core reference machine: 60–75 MB/s (the bench prints it);
+    /// the lower figure, so that a link about as fast is left uncompressed.
+    static let deflateBytesPerSecond = 60e6
+    /// One channel carries at most a window of bytes per round trip: OpenSSH's sshd opens a session channel with a
+    /// 2 MiB window, so a link 30 ms away moves at most ≈ 70 MB/s through it however fast it is.
+    static let channelWindowBytes = 2.0 * 1024 * 1024
+    /// Below this much to send, compressing saves less than the host's `gzip` process costs to start.
+    static let minimumBytes: Int64 = 64 * 1024
+
+    /// The link's rate as far as Pipe knows it: the window's limit at `roundTripSeconds`, and the rate of the last
+    /// sizeable uncompressed upload to the host; `nil` when neither is known.
+    static func linkEstimate(roundTripSeconds: Double?, observedBytesPerSecond: Double?) -> Double? {
+        let windowLimit = roundTripSeconds.flatMap { $0 > 0 ? channelWindowBytes / $0 : nil }
+        switch (windowLimit, observedBytesPerSecond) {
+        case (let window?, let observed?): return min(window, observed)
+        case (let window?, nil): return window
+        case (nil, let observed?): return observed
+        case (nil, nil): return nil
+        }
+    }
+
+    /// Whether an archive of `bytes` (before compression) is compressed.
+    static func compresses(
+        _ setting: UploadCompression, bytes: Int64, roundTripSeconds: Double?, observedBytesPerSecond: Double?
+    ) -> Bool {
+        switch setting {
+        case .none: return false
+        case .gzip: return bytes > 0
+        case .auto:
+            guard bytes >= minimumBytes,
+                let link = linkEstimate(
+                    roundTripSeconds: roundTripSeconds, observedBytesPerSecond: observedBytesPerSecond)
+            else { return false }
+            return link < deflateBytesPerSecond
+        }
+    }
+}
