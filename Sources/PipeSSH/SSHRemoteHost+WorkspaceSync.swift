@@ -193,7 +193,6 @@ extension SSHRemoteHost {
                     + (hostErrors.isEmpty ? "no message" : hostErrors)
                     + "; \(remoteDirectory) on the host is incomplete")
         }
-        let sent = sync.archiveDigest()
         if !sync.compressed, sync.archiveBytes >= WorkspaceSyncMemory.linkRateMinimumBytes,
             let first = sync.firstSentAt, let last = sync.allSentAt, last > first
         {
@@ -203,7 +202,7 @@ extension SSHRemoteHost {
         return WorkspaceSyncReport(
             kind: sync.kind ?? .full,
             transfer: TransferSummary(
-                bytes: sync.archiveBytes, sha256: sent, seconds: finished - started.startedAt,
+                bytes: sync.archiveBytes, sha256: "", seconds: finished - started.startedAt,
                 destination: remoteDirectory),
             entries: sync.entryCount, entriesSent: sync.sentEntries, pathsDeleted: sync.deletedPaths,
             listSeconds: started.listSeconds, digestSeconds: sync.digestSeconds,

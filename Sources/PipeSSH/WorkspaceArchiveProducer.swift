@@ -7,9 +7,10 @@ import PipeBasics
     import Darwin
 #endif
 
-/// Makes a workspace sync's tar archive (`WorkspaceTarStream`) on a thread of its own, a few chunks ahead of the
-/// channel: reading the files, digesting each, writing the headers and digesting the whole archive then run on one
-/// core while libssh2 encrypts on another. On one thread both took turns, and libssh2 1.10's 16-byte cipher calls
+/// Makes a workspace sync's tar archive (`WorkspaceTarStream`, or it compressed) on a thread of its own, a few chunks
+/// ahead of the channel: reading the files, digesting each and writing the headers then run on one core while libssh2
+/// encrypts on another. (The whole archive is not digested: SSH's MAC vouches for it, see
+/// `RemoteScript.syncWorkspace`.) On one thread both took turns, and libssh2 1.10's 16-byte cipher calls
 /// already fill a core on this kind of machine (docs/performance.md).
 ///
 /// Memory stays flat: at most `depth` chunks of `chunkSize` bytes wait. The channel's thread polls `wakeDescriptor`,
@@ -41,8 +42,7 @@ final class WorkspaceArchiveProducer: @unchecked Sendable {
     private let all: [UnsafeMutableRawBufferPointer]
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    /// The whole archive's SHA-256 and length, complete once `next()` said `.ended`.
-    private let digest = SHA256Digest()
+    /// The whole archive's length, complete once `next()` said `.ended`.
     private var bytes: Int64 = 0
 
     /// - Throws: `WorkspaceScanner.Failure` when no pipe can be made (out of descriptors).
@@ -87,13 +87,10 @@ final class WorkspaceArchiveProducer: @unchecked Sendable {
             let buffer = free.removeLast()
             condition.unlock()
             let result = Result { try stream.fill(buffer) }
-            if case .success(let count) = result, count > 0 {
-                digest.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-                bytes += Int64(count)
-            }
             condition.lock()
             switch result {
             case .success(let count) where count > 0:
+                bytes += Int64(count)
                 ready.append(Chunk(buffer: buffer, count: count))
             case .success:
                 free.append(buffer)
@@ -136,11 +133,11 @@ final class WorkspaceArchiveProducer: @unchecked Sendable {
     /// What the channel's thread polls while it waits for a chunk.
     var wakeDescriptor: pollfd { pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0) }
 
-    /// The archive's SHA-256 and length; call once `next()` said `.ended`.
-    func finish() -> (sha256: String, bytes: Int64) {
+    /// The archive's length; call once `next()` said `.ended`.
+    func finish() -> Int64 {
         condition.lock()
         defer { condition.unlock() }
-        return (digest.finalizeHex(), bytes)
+        return bytes
     }
 
     /// Stops the producer (the sync failed or ended) and waits for its thread, which reads the workspace's files.

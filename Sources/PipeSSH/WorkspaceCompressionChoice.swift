@@ -6,9 +6,10 @@ import PipeCore
 /// long as the slower of the two: compressing on one core, or sending the smaller archive. It pays where the link
 /// moves fewer bytes a second than zlib's level 1 compresses, and only costs where it moves more.
 enum WorkspaceCompressionChoice {
-    /// zlib level 1 on a source tree, one core of the 2-core reference machine: 60–75 MB/s (the bench prints it);
-    /// the lower figure, so that a link about as fast is left uncompressed.
-    static let deflateBytesPerSecond = 60e6
+    /// zlib level 1 on a source tree, one core of the 2-core reference machine: 52 MB/s on the bench's workspace A
+    /// (`gzip -1`, 12-02), 73 MB/s on Pipe's own sources; a little under the lower figure, so that a link about as
+    /// fast is left uncompressed.
+    static let deflateBytesPerSecond = 50e6
     /// One channel carries at most a window of bytes per round trip: OpenSSH's sshd opens a session channel with a
     /// 2 MiB window, so a link 30 ms away moves at most ≈ 70 MB/s through it however fast it is.
     static let channelWindowBytes = 2.0 * 1024 * 1024

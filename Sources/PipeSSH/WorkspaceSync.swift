@@ -62,9 +62,8 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     private var chunkOffset = 0
     private let newManifest = ManifestHolder()
     private var ended = false
-    /// The tar archive's length and SHA-256, once it was all sent.
+    /// The archive's length (compressed, when it was), once it was all sent.
     private(set) var archiveBytes: Int64 = 0
-    private var sentDigest: String?
 
     /// The manifest the host holds once the archive is applied, known once the archive's last file was made.
     final class ManifestHolder {
@@ -188,7 +187,7 @@ final class WorkspaceSync: CommandInput, CommandOutput {
             case .ended:
                 ended = true
                 allSentAt = MonotonicClock.seconds()
-                (sentDigest, archiveBytes) = producer.finish()
+                archiveBytes = producer.finish()
                 return nil
             }
         }
@@ -207,9 +206,6 @@ final class WorkspaceSync: CommandInput, CommandOutput {
         guard let producer, chunk == nil, !ended, requestOffset >= request.count else { return nil }
         return producer.wakeDescriptor
     }
-
-    /// The archive's SHA-256, once it was all sent.
-    func archiveDigest() -> String { sentDigest ?? "none: the archive was not all sent" }
 
     // MARK: - CommandOutput
 

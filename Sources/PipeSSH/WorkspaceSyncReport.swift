@@ -9,7 +9,7 @@ public struct WorkspaceSyncReport: Sendable, Equatable {
     }
 
     public var kind: Kind
-    /// The archive sent (its bytes and SHA-256, agreed by both ends), the whole sync's seconds, the run folder.
+    /// The archive sent (its bytes; no digest, see `TransferSummary.sha256`), the whole sync's seconds, the run folder.
     public var transfer: TransferSummary
     /// Folders, files and symlinks in the local workspace.
     public var entries: Int

@@ -53,7 +53,7 @@ final class WorkspaceArchiveProducerTests: XCTestCase {
         }
     }
 
-    func testTheArchiveIsTheStreamsOwnWithItsDigestAndLength() throws {
+    func testTheArchiveIsTheStreamsOwnWithItsLength() throws {
         let entries = try WorkspaceScanner.entries(under: root)
         let single = stream(entries)
         var expected = Data()
@@ -71,9 +71,7 @@ final class WorkspaceArchiveProducerTests: XCTestCase {
         XCTAssertEqual(archive.count, expected.count)
         let lastHeader = try XCTUnwrap(expected.range(of: Data("manifest.test".utf8))).lowerBound
         XCTAssertEqual(archive.prefix(lastHeader), expected.prefix(lastHeader))
-        let finished = producer.finish()
-        XCTAssertEqual(finished.bytes, Int64(archive.count))
-        XCTAssertEqual(finished.sha256, SHA256Digest.hex(of: archive))
+        XCTAssertEqual(producer.finish(), Int64(archive.count))
     }
 
     func testAFileThatCannotBeReadStopsTheArchiveWithItsError() throws {

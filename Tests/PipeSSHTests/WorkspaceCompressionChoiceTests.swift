@@ -28,7 +28,7 @@ final class WorkspaceCompressionChoiceTests: XCTestCase {
     }
 
     func testAutoCompressesWhereTheWindowOrTheLastUploadSaysTheLinkIsSlowerThanZlib() {
-        // 2 MiB a round trip: 50 ms → 42 MB/s, below zlib's 60 MB/s.
+        // 2 MiB a round trip: 50 ms → 42 MB/s, below zlib's 50 MB/s.
         XCTAssertTrue(compresses(.auto, roundTrip: 0.05))
         XCTAssertFalse(compresses(.auto, roundTrip: 0.02), "20 ms → 105 MB/s")
         XCTAssertTrue(compresses(.auto, roundTrip: 0.0005, observed: 12e6), "a 100 Mbit/s link nearby")

@@ -182,7 +182,8 @@ public enum RemoteExit: Sendable, Equatable {
 public struct TransferSummary: Sendable, Equatable {
     public var bytes: Int64
     /// The SHA-256 of the stream; for a transfer split into several streams, of their digests (hex, one a line, in
-    /// order).
+    /// order). Empty for a workspace sync, whose archive is not digested (SSH's MAC vouches for it, and its manifest
+    /// carries each file's SHA-256).
     public var sha256: String
     public var seconds: Double
     /// Where the item now is (local path for downloads, remote path for uploads).
