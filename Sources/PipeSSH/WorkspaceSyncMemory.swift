@@ -127,15 +127,6 @@ final class WorkspaceSyncMemory: @unchecked Sendable {
         Self.prune(folder, prefix: "manifest-", keeping: Self.manifestFilesKept)
     }
 
-    /// Forgets `target` (its copy on the host cannot be trusted any more).
-    func forget(_ target: String, folder: URL?) {
-        lock.lock()
-        manifests[target] = nil
-        order.removeAll { $0 == target }
-        lock.unlock()
-        if let folder { try? FileManager.default.removeItem(at: manifestFile(target, in: folder)) }
-    }
-
     private func keep(_ remembered: Remembered, for target: String) {
         lock.lock()
         defer { lock.unlock() }
