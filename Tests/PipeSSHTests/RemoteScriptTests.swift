@@ -40,6 +40,28 @@ final class RemoteScriptTests: XCTestCase {
         }
     }
 
+    /// The command runs in the leader's own shell (`eval`): it must still see it as `sh -c` would show it.
+    func testGroupLeaderGivesTheCommandNoArgumentsOfOursAndRunsNothingOfOneWithASyntaxError() throws {
+        for shell in Self.shells {
+            let seen = try run(
+                ["/usr/bin/setsid", "--wait"] + shell, script: RemoteScript.groupLeader,
+                arguments: ["echo \"$#:${1-none}:${2-none}\"; exec /bin/sh -c 'echo $$'", "MARK"])
+            XCTAssertEqual(seen.status, 0, "\(shell): \(seen.stderr)")
+            let lines = seen.stdout.split(separator: "\n")
+            XCTAssertEqual(lines.first, "0:none:none", "\(shell)")
+            // `exec` in the command keeps the announced pid: the group Pipe would stop is the command's own.
+            XCTAssertEqual(
+                lines.last.map(String.init), seen.stderr.split(separator: "\n").first.map { String($0.dropFirst(5)) },
+                "\(shell): \(seen.stdout) / \(seen.stderr)")
+
+            let broken = try run(
+                ["/usr/bin/setsid", "--wait"] + shell, script: RemoteScript.groupLeader,
+                arguments: ["echo must-not-run; ( echo", "MARK"])
+            XCTAssertEqual(broken.status, 2, "\(shell): \(broken.stderr)")
+            XCTAssertEqual(broken.stdout, "", "\(shell)")
+        }
+    }
+
     func testGroupLeaderRefusesWhenNotLeadingItsGroup() throws {
         for shell in Self.shells {
             // Foundation starts children as group leaders: a parent shell that forks (it has more to do after the
