@@ -110,11 +110,13 @@ enum RemoteScript {
     /// 1. Takes the cache's lock: `mkdir` of `$1/lock` is atomic on every filesystem; the holder's pid goes in it,
     ///    so a lock whose holder died is broken (under `$1/lock.break`, so only one waiter breaks it). Waiting
     ///    prints `pipe-lock-wait` on stderr every ~5 s, which keeps Pipe's stall timer from firing.
-    /// 2. Prints `pipe-manifest same` when the copy's manifest is the one `$5` names (`$1/manifest.id` holds `$5`),
+    /// 2. Prints `pipe-zstd` when the host has `zstd` (on PATH, else Homebrew's `/opt/homebrew/bin/zstd` or
+    ///    `/usr/local/bin/zstd`, which a non-login shell's PATH lacks; only shell builtins look), then
+    ///    `pipe-manifest same` when the copy's manifest is the one `$5` names (`$1/manifest.id` holds `$5`),
     ///    else `pipe-manifest <bytes>` and the manifest, or `pipe-manifest none` when there is no usable copy: no
     ///    `manifest`, no `tree`, or `manifest.id` says `dirty`.
-    /// 3. Reads `pipe-sync full|delta|patch tar|gzip <n>` and `n` paths to delete (one a line) from stdin (`gzip`:
-    ///    the archive comes compressed, for `gzip -dc`), writes `dirty` to
+    /// 3. Reads `pipe-sync full|delta|patch tar|gzip|zstd <n>` and `n` paths to delete (one a line) from stdin
+    ///    (`gzip`, `zstd`: the archive comes compressed, for `gzip -dc` or `zstd -dc`), writes `dirty` to
     ///    `manifest.id` (the copy is dirty until its new manifest is in place: a sync that dies from here on leaves a
     ///    copy the next one rebuilds), removes what an older sync left (`manifest.base`, `manifest.incoming.*`) if
     ///    anything, empties the tree for `full`, deletes the paths (refusing `.`, `..` and empty components), then
@@ -150,6 +152,8 @@ enum RemoteScript {
         + "${h:-?}; if no sync is running there, remove $c/lock\" >&2; exit 75; }; sleep 0.05; done; "
         + "echo $$ >\"$c/lock/pid\"; trap 'rm -rf \"$c/lock\"' EXIT; trap 'exit 129' HUP; trap 'exit 130' INT; "
         + "trap 'exit 143' TERM; "
+        + "y=; if command -v zstd >/dev/null 2>&1; then y=zstd; else for y in /opt/homebrew/bin/zstd "
+        + "/usr/local/bin/zstd ''; do [ ! -x \"$y\" ] || break; done; fi; [ -z \"$y\" ] || echo pipe-zstd; "
         + "i=; [ ! -f \"$c/manifest.id\" ] || IFS= read -r i <\"$c/manifest.id\" || i=; "
         + "if [ -f \"$c/manifest\" ] && [ -d \"$c/tree\" ] && [ \"$i\" != dirty ]; then "
         + "if [ \"$m\" != - ] && [ -n \"$i\" ] && [ \"$i\" = \"$m\" ]; then echo \"pipe-manifest same\"; "
@@ -157,7 +161,9 @@ enum RemoteScript {
         + "else echo \"pipe-manifest none\"; fi; "
         + "IFS= read -r l || exit 0; "
         + "a=; case \"$l\" in \"pipe-sync full \"*) f=1 ;; \"pipe-sync delta \"*) f= ;; \"pipe-sync patch \"*) f= a=1 ;; "
-        + "*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; z=; case \"$l\" in *\" gzip \"*) z=1 ;; esac; "
+        + "*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; z=; case \"$l\" in *\" gzip \"*) z=gzip ;; "
+        + "*\" zstd \"*) [ -n \"$y\" ] || { echo \"pipe: zstd was asked for, and this host has none\" >&2; exit 2; }; "
+        + "z=$y ;; esac; "
         + "k=${l##* }; "
         + "case \"$k\" in '' | *[!0-9]*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; "
         + "echo dirty >\"$c/manifest.id\" || exit 74; for s in \"$c/manifest.base\" \"$c\"/manifest.incoming.*; do "
@@ -166,9 +172,9 @@ enum RemoteScript {
         + "while [ \"$k\" -gt 0 ]; do IFS= read -r p || { echo \"pipe: the list of deletions ended early\" >&2; "
         + "exit 2; }; case \"/$p/\" in *\"/../\"* | *\"/./\"* | *\"//\"*) echo \"pipe: refusing to delete '$p'\" >&2; "
         + "exit 2 ;; esac; rm -rf \"$c/tree/$p\" || exit 74; k=$((k-1)); done; "
-        + "if [ -n \"$z\" ]; then rm -f \"$c/gunzip.failed\"; "
-        + "{ gzip -dc || : >\"$c/gunzip.failed\"; } | tar -x -p -o -f - -C \"$c\" || exit \"$?\"; "
-        + "[ ! -e \"$c/gunzip.failed\" ] || { echo \"pipe: the compressed archive could not be unpacked\" >&2; exit 2; }; "
+        + "if [ -n \"$z\" ]; then rm -f \"$c/unpack.failed\"; "
+        + "{ \"$z\" -dc || : >\"$c/unpack.failed\"; } | tar -x -p -o -f - -C \"$c\" || exit \"$?\"; "
+        + "[ ! -e \"$c/unpack.failed\" ] || { echo \"pipe: the compressed archive could not be unpacked\" >&2; exit 2; }; "
         + "else tar -x -p -o -f - -C \"$c\" || exit \"$?\"; fi; "
         + "[ -f \"$c/manifest.incoming.$t\" ] || { echo \"pipe: the archive carried no manifest\" >&2; exit 2; }; "
         + "if [ -n \"$a\" ]; then cat \"$c/manifest.incoming.$t\" >>\"$c/manifest\" "

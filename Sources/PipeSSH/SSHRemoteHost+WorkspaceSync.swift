@@ -117,9 +117,10 @@ extension SSHRemoteHost {
         let (setting, roundTrip, observed) = (
             session.host.uploadCompression, session.socket.smoothedRoundTripSeconds, memory.linkRate(for: session.host)
         )
-        sync.compresses = { bytes in
-            WorkspaceCompressionChoice.compresses(
-                setting, bytes: bytes, roundTripSeconds: roundTrip, observedBytesPerSecond: observed)
+        sync.compression = { bytes, hostHasZstd in
+            WorkspaceCompressionChoice.choose(
+                setting, bytes: bytes, hostHasZstd: hostHasZstd, roundTripSeconds: roundTrip,
+                observedBytesPerSecond: observed)
         }
         // Once the host holds the new manifest under this token, what was sent is written down on another thread
         // while the host clones the run folder (≈ 45 ms for 10,000 files, which no longer add to the sync).
@@ -193,7 +194,7 @@ extension SSHRemoteHost {
                     + (hostErrors.isEmpty ? "no message" : hostErrors)
                     + "; \(remoteDirectory) on the host is incomplete")
         }
-        if !sync.compressed, sync.archiveBytes >= WorkspaceSyncMemory.linkRateMinimumBytes,
+        if sync.archiveCompression == .none, sync.archiveBytes >= WorkspaceSyncMemory.linkRateMinimumBytes,
             let first = sync.firstSentAt, let last = sync.allSentAt, last > first
         {
             syncMemory.noteLinkRate(Double(sync.archiveBytes) / (last - first), for: session.host)
@@ -208,7 +209,7 @@ extension SSHRemoteHost {
             listSeconds: started.listSeconds, digestSeconds: sync.digestSeconds,
             cloneSeconds: clonedAt - (sync.appliedAt ?? clonedAt),
             hostSentManifest: !sync.hostHadRememberedManifest, filesDigested: sync.computedDigests,
-            compressed: sync.compressed)
+            compression: sync.archiveCompression)
     }
 
     /// Where a coordinator keeps `syncStateDirectory` unless told otherwise: `$PIPE_SYNC_STATE` (empty: in the

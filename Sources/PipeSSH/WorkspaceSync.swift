@@ -37,10 +37,13 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     private(set) var clonedAt: Double?
     /// Called on the channel's thread when the host says it applied the archive (`pipe-applied`).
     var whenApplied: ((WorkspaceSync) -> Void)?
-    /// Whether an archive of so many bytes (before compression) goes compressed (`WorkspaceCompressionChoice`).
-    var compresses: (Int64) -> Bool = { _ in false }
-    /// Whether this sync's archive went as gzip.
-    private(set) var compressed = false
+    /// How an archive of so many bytes (before compression) goes, to a host that has `zstd` or not
+    /// (`WorkspaceCompressionChoice`).
+    var compression: (_ bytes: Int64, _ hostHasZstd: Bool) -> ArchiveCompression = { _, _ in .none }
+    /// How this sync's archive went.
+    private(set) var archiveCompression = ArchiveCompression.none
+    /// Whether the host said it has `zstd` (`pipe-zstd` before its manifest line).
+    private(set) var hostHasZstd = false
     /// When the archive's first and last bytes went to the channel (monotonic seconds): its rate over the link.
     private(set) var firstSentAt: Double?
     private(set) var allSentAt: Double?
@@ -139,9 +142,11 @@ final class WorkspaceSync: CommandInput, CommandOutput {
         let patches =
             !plan.isFull && plan.deletions.count <= Self.maximumPatchDeletions
             && patchLines <= max(256, local.count / 4)
-        compressed = compresses(plan.sends.reduce(0) { $0 + ($1.kind == .file ? $1.size : 0) })
+        archiveCompression = compression(
+            plan.sends.reduce(0) { $0 + ($1.kind == .file ? $1.size : 0) }, hostHasZstd)
+        let format = archiveCompression == .none ? "tar" : archiveCompression.rawValue
         var lines =
-            "pipe-sync \(plan.isFull ? "full" : patches ? "patch" : "delta") \(compressed ? "gzip" : "tar") "
+            "pipe-sync \(plan.isFull ? "full" : patches ? "patch" : "delta") \(format) "
             + "\(plan.deletions.count)\n"
         for path in plan.deletions { lines += path + "\n" }
         request = Array(lines.utf8)
@@ -160,8 +165,13 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                         : WorkspaceManifest(entries: holder.entries).bytes
                 }
             ))
-        producer = try WorkspaceArchiveProducer(
-            stream: compressed ? try GzipArchiveSource(compressing: stream) : stream)
+        let source: ArchiveSource
+        switch archiveCompression {
+        case .none: source = stream
+        case .gzip: source = try GzipArchiveSource(compressing: stream)
+        case .zstd: source = try ZstdArchiveSource(compressing: stream)
+        }
+        producer = try WorkspaceArchiveProducer(stream: source)
     }
 
     // MARK: - CommandInput
@@ -221,6 +231,10 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 guard let newline = received[offset...].firstIndex(of: 0x0a) else { return }
                 let line = String(decoding: received[offset..<newline], as: UTF8.self)
                 offset = newline + 1
+                if line == "pipe-zstd" {
+                    hostHasZstd = true
+                    continue
+                }
                 let fields = line.split(separator: " ")
                 guard fields.first == "pipe-manifest", fields.count == 2 else {
                     throw WorkspaceScanner.Failure(message: "the host answered the sync with '\(line)'")

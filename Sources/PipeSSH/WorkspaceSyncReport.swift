@@ -30,6 +30,6 @@ public struct WorkspaceSyncReport: Sendable, Equatable {
     /// Local files read to digest them before comparing with the host's manifest; the others' digests were known
     /// from an earlier sync (same stamp). 0 for a full sync (files are digested as they are sent).
     public var filesDigested: Int
-    /// Whether the archive went compressed (`compression:` of the host; `transfer.bytes` counts what went).
-    public var compressed: Bool = false
+    /// How the archive went (`compression:` of the host; `transfer.bytes` counts what went).
+    public var compression: ArchiveCompression = .none
 }

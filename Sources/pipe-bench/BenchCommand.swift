@@ -7,7 +7,7 @@ import PipeSSH
 ///
 ///     pipe-bench gen OUT [--big]
 ///     pipe-bench exec     HOST… -- COMMAND          connect, log in, run one command
-///     pipe-bench sync     HOST… --dir D --key K --to R [--compression auto|none|gzip]
+///     pipe-bench sync     HOST… --dir D --key K --to R [--compression auto|none|gzip|zstd]
 ///     pipe-bench download HOST… --remote P --into L [--sessions 2]   (2: a big folder split across two sessions)
 ///     pipe-bench upload-plain HOST… --dir D --to R    the plain upload (local tar, no cache)
 ///     pipe-bench warm-sync HOST… --base A --changed C --key K --to R [--runs N]
@@ -88,7 +88,7 @@ enum BenchCommand {
         "kind=\(report.kind.rawValue) bytes=\(report.transfer.bytes) sent=\(report.entriesSent)/\(report.entries) "
             + "deleted=\(report.pathsDeleted) seconds=\(format(report.transfer.seconds)) "
             + "list=\(format(report.listSeconds)) digest=\(format(report.digestSeconds)) clone=\(format(report.cloneSeconds)) "
-            + "manifest=\(report.hostSentManifest ? "sent" : "same") compressed=\(report.compressed ? "gzip" : "no")"
+            + "manifest=\(report.hostSentManifest ? "sent" : "same") compressed=\(report.compression == .none ? "no" : report.compression.rawValue)"
     }
 
     static func format(_ seconds: Double) -> String { String(format: "%.4f", seconds) }
@@ -336,7 +336,7 @@ struct Options {
             workDirectory: optional("work-dir") ?? "pipe-work", connectTimeoutSeconds: 15,
             uploadCompression: try optional("compression").map {
                 guard let choice = UploadCompression(rawValue: $0) else {
-                    throw BenchFailure("--compression is auto, none or gzip")
+                    throw BenchFailure("--compression is auto, none, gzip or zstd")
                 }
                 return choice
             } ?? .auto)

@@ -310,8 +310,9 @@ final class RemoteScriptTests: XCTestCase {
         }
     }
 
-    /// `pipe-sync … gzip …`: the archive goes through `gzip -dc`; a compressed archive cut short is refused like a
-    /// plain one, even when what `gzip` could unpack of it happens to end between tar members.
+    /// `pipe-sync … gzip …` / `… zstd …`: the archive goes through `gzip -dc` or `zstd -dc`; a compressed archive
+    /// cut short is refused like a plain one, even when what the decompressor could unpack of it happens to end
+    /// between tar members. A host with `zstd` says so before its manifest line; one without refuses a zstd archive.
     func testACompressedSyncArchiveIsUnpackedAndOneCutShortIsRefused() throws {
         let staging = scratch.appendingPathComponent("staging")
         try FileManager.default.createDirectory(
@@ -319,38 +320,62 @@ final class RemoteScriptTests: XCTestCase {
         var generator = SystemRandomNumberGenerator()
         try Data((0..<50_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
             .write(to: staging.appendingPathComponent("tree/random"))
-        let tools = try shimmedTools()
+        let (plainTools, zstdTools) = (try shimmedTools(), try shimmedTools(zstd: true))
         for (index, shell) in Self.shells.enumerated() {
-            let cache = scratch.appendingPathComponent("zcache-\(index)").path
-            let manifest = staging.appendingPathComponent("manifest.incoming.one")
-            try Data("manifest\n".utf8).write(to: manifest)
-            let archive = try TestSSHServer.runData(
-                "/bin/sh", ["-c", "tar -cf - -C '\(staging.path)' tree/random manifest.incoming.one | gzip -1"])
-            try FileManager.default.removeItem(at: manifest)
-            let request = Data("pipe-sync full gzip 0\n".utf8)
-            let whole = try run(
-                shell, script: RemoteScript.syncWorkspace, arguments: [cache, cache + "-run1", "one", "10", "-"],
-                stdin: request + archive, path: tools)
-            XCTAssertEqual(whole.stdout, "pipe-manifest none\npipe-applied\npipe-cloned\n", "\(shell): \(whole.stderr)")
-            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: cache + "-run1/random")).count, 50_000)
+            for (format, compressor) in [("gzip", "gzip -1"), ("zstd", "zstd -1 -q -c")] {
+                let label = "\(shell) \(format)"
+                let cache = scratch.appendingPathComponent("zcache-\(index)-\(format)").path
+                let manifest = staging.appendingPathComponent("manifest.incoming.one")
+                try Data("manifest\n".utf8).write(to: manifest)
+                let archive = try TestSSHServer.runData(
+                    "/bin/sh",
+                    ["-c", "tar -cf - -C '\(staging.path)' tree/random manifest.incoming.one | \(compressor)"])
+                try FileManager.default.removeItem(at: manifest)
+                let request = Data("pipe-sync full \(format) 0\n".utf8)
+                let whole = try run(
+                    shell, script: RemoteScript.syncWorkspace, arguments: [cache, cache + "-run1", "one", "10", "-"],
+                    stdin: request + archive, path: zstdTools)
+                XCTAssertEqual(
+                    whole.stdout, "pipe-zstd\npipe-manifest none\npipe-applied\npipe-cloned\n",
+                    "\(label): \(whole.stderr)")
+                XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: cache + "-run1/random")).count, 50_000)
 
-            let cut = try run(
-                shell, script: RemoteScript.syncWorkspace, arguments: [cache, cache + "-run2", "two", "10", "one"],
-                stdin: request + archive.prefix(archive.count / 2), path: tools)
-            XCTAssertEqual(cut.status, 2, "\(shell): \(cut.stderr)")
-            XCTAssertEqual(try String(contentsOfFile: cache + "/manifest.id", encoding: .utf8), "dirty\n", "\(shell)")
-            XCTAssertFalse(FileManager.default.fileExists(atPath: cache + "-run2"), "\(shell)")
+                let cut = try run(
+                    shell, script: RemoteScript.syncWorkspace, arguments: [cache, cache + "-run2", "two", "10", "one"],
+                    stdin: request + archive.prefix(archive.count / 2), path: zstdTools)
+                XCTAssertEqual(cut.status, 2, "\(label): \(cut.stderr)")
+                XCTAssertEqual(
+                    try String(contentsOfFile: cache + "/manifest.id", encoding: .utf8), "dirty\n", label)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: cache + "-run2"), label)
+
+                let withoutZstd = try run(
+                    shell, script: RemoteScript.syncWorkspace, arguments: [cache, cache + "-run3", "one", "10", "-"],
+                    stdin: request + archive, path: plainTools)
+                XCTAssertTrue(withoutZstd.stdout.hasPrefix("pipe-manifest none\n"), "\(label): \(withoutZstd.stdout)")
+                if format == "zstd" {
+                    XCTAssertEqual(withoutZstd.status, 2, label)
+                    XCTAssertTrue(withoutZstd.stderr.contains("this host has none"), "\(label): \(withoutZstd.stderr)")
+                    XCTAssertFalse(FileManager.default.fileExists(atPath: cache + "-run3"), label)
+                } else {
+                    XCTAssertEqual(withoutZstd.status, 0, "\(label): \(withoutZstd.stderr)")
+                }
+            }
         }
     }
 
-    /// A PATH whose `cp` takes macOS's `-c` (APFS clones), which GNU cp does not know, as `cp` without it.
-    private func shimmedTools() throws -> String {
-        let tools = scratch.appendingPathComponent("tools")
+    /// A PATH of the tools a stock macOS has for the sync script (no `zstd` unless `zstd`), whose `cp` takes
+    /// macOS's `-c` (APFS clones), which GNU cp does not know, as `cp` without it.
+    private func shimmedTools(zstd: Bool = false) throws -> String {
+        let tools = scratch.appendingPathComponent(zstd ? "tools-zstd" : "tools")
         try FileManager.default.createDirectory(at: tools, withIntermediateDirectories: true)
         let copy = tools.appendingPathComponent("cp")
         try Data("#!/bin/sh\n[ \"$1\" = -c ] && shift\nexec /bin/cp \"$@\"\n".utf8).write(to: copy)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
-        return tools.path + ":/usr/bin:/bin"
+        for tool in ["cat", "gzip", "mkdir", "mv", "rm", "rmdir", "sleep", "tar", "wc"] + (zstd ? ["zstd"] : []) {
+            try FileManager.default.createSymbolicLink(
+                atPath: tools.appendingPathComponent(tool).path, withDestinationPath: "/usr/bin/\(tool)")
+        }
+        return tools.path
     }
 
     /// Extracts a tar stream with the local GNU tar, which must succeed.

@@ -3,40 +3,59 @@ import XCTest
 
 @testable import PipeSSH
 
-/// When a workspace upload is compressed: only where the link is slower than zlib compresses.
+/// How a workspace upload travels: compressed only where the link is slower than the compressor, with zstd where
+/// the host has it.
 final class WorkspaceCompressionChoiceTests: XCTestCase {
     private let big: Int64 = 60_000_000
 
-    private func compresses(
-        _ setting: UploadCompression, bytes: Int64? = nil, roundTrip: Double? = nil, observed: Double? = nil
-    ) -> Bool {
-        WorkspaceCompressionChoice.compresses(
-            setting, bytes: bytes ?? big, roundTripSeconds: roundTrip, observedBytesPerSecond: observed)
+    private func choice(
+        _ setting: UploadCompression, bytes: Int64? = nil, zstd: Bool = false, roundTrip: Double? = nil,
+        observed: Double? = nil
+    ) -> ArchiveCompression {
+        WorkspaceCompressionChoice.choose(
+            setting, bytes: bytes ?? big, hostHasZstd: zstd, roundTripSeconds: roundTrip,
+            observedBytesPerSecond: observed)
     }
 
-    func testNoneAndGzipAreTakenAtTheirWord() {
-        XCTAssertFalse(compresses(.none, roundTrip: 0.2, observed: 1e6))
-        XCTAssertTrue(compresses(.gzip, roundTrip: 0.0001, observed: 1e9))
-        XCTAssertTrue(compresses(.gzip, bytes: 10))
-        XCTAssertFalse(compresses(.gzip, bytes: 0), "nothing to send")
+    func testNoneGzipAndZstdAreTakenAtTheirWord() {
+        XCTAssertEqual(choice(.none, zstd: true, roundTrip: 0.2, observed: 1e6), .none)
+        XCTAssertEqual(choice(.gzip, zstd: true, roundTrip: 0.0001, observed: 1e9), .gzip)
+        XCTAssertEqual(choice(.gzip, bytes: 10), .gzip)
+        XCTAssertEqual(choice(.gzip, bytes: 0), .none, "nothing to send")
+        XCTAssertEqual(choice(.zstd, zstd: true, roundTrip: 0.0001, observed: 1e9), .zstd)
+        XCTAssertEqual(choice(.zstd, bytes: 0, zstd: true), .none, "nothing to send")
+    }
+
+    func testZstdOnAHostWithoutItFallsBackToGzip() {
+        XCTAssertEqual(choice(.zstd, zstd: false), .gzip)
     }
 
     func testAutoLeavesALinkItKnowsNothingAboutOrAFastOneUncompressed() {
-        XCTAssertFalse(compresses(.auto))
-        XCTAssertFalse(compresses(.auto, roundTrip: 0.0001), "loopback: the window allows 21 GB/s")
-        XCTAssertFalse(compresses(.auto, roundTrip: 0.002, observed: 200e6), "a LAN moving 200 MB/s")
+        XCTAssertEqual(choice(.auto), .none)
+        XCTAssertEqual(choice(.auto, zstd: true), .none)
+        XCTAssertEqual(choice(.auto, zstd: true, roundTrip: 0.0001), .none, "loopback: the window allows 21 GB/s")
+        XCTAssertEqual(choice(.auto, zstd: true, roundTrip: 0.002, observed: 300e6), .none, "a LAN moving 300 MB/s")
     }
 
     func testAutoCompressesWhereTheWindowOrTheLastUploadSaysTheLinkIsSlowerThanZlib() {
         // 2 MiB a round trip: 50 ms → 42 MB/s, below zlib's 50 MB/s.
-        XCTAssertTrue(compresses(.auto, roundTrip: 0.05))
-        XCTAssertFalse(compresses(.auto, roundTrip: 0.02), "20 ms → 105 MB/s")
-        XCTAssertTrue(compresses(.auto, roundTrip: 0.0005, observed: 12e6), "a 100 Mbit/s link nearby")
-        XCTAssertTrue(compresses(.auto, roundTrip: 0.05, observed: 500e6), "the window caps what was seen")
+        XCTAssertEqual(choice(.auto, roundTrip: 0.05), .gzip)
+        XCTAssertEqual(choice(.auto, roundTrip: 0.02), .none, "20 ms → 105 MB/s")
+        XCTAssertEqual(choice(.auto, roundTrip: 0.0005, observed: 12e6), .gzip, "a 100 Mbit/s link nearby")
+        XCTAssertEqual(choice(.auto, roundTrip: 0.05, observed: 500e6), .gzip, "the window caps what was seen")
+    }
+
+    func testAutoTakesZstdWhereTheHostHasItAndTheLinkIsSlowerThanZstd() {
+        XCTAssertEqual(choice(.auto, zstd: true, roundTrip: 0.05), .zstd)
+        XCTAssertEqual(choice(.auto, zstd: true, roundTrip: 0.02), .zstd, "105 MB/s: too fast for zlib, not for zstd")
+        XCTAssertEqual(choice(.auto, zstd: false, roundTrip: 0.02), .none)
+        XCTAssertEqual(choice(.auto, zstd: true, roundTrip: 0.0005, observed: 250e6), .none, "faster than zstd")
     }
 
     func testAutoDoesNotCompressWhatIsTooSmallToGain() {
-        XCTAssertFalse(compresses(.auto, bytes: 20_000, roundTrip: 0.2))
-        XCTAssertTrue(compresses(.auto, bytes: WorkspaceCompressionChoice.minimumBytes, roundTrip: 0.2))
+        XCTAssertEqual(choice(.auto, bytes: 20_000, zstd: true, roundTrip: 0.2), .none)
+        XCTAssertEqual(choice(.auto, bytes: WorkspaceCompressionChoice.minimumBytes, roundTrip: 0.2), .gzip)
+        XCTAssertEqual(
+            choice(.auto, bytes: WorkspaceCompressionChoice.minimumBytes, zstd: true, roundTrip: 0.2), .zstd)
     }
 }

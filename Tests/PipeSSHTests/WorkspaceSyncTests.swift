@@ -131,18 +131,55 @@ final class WorkspaceSyncTests: XCTestCase {
         config.uploadCompression = .gzip
         let compressing = SSHRemoteHost(session: try SSHSession.connect(to: config), terminationGraceSeconds: 1)
         defer { compressing.session.disconnect() }
+        let local = try makeCompressibleTree()
+        let plain = try host.synchronizeWorkspace(directory: local, cacheKey: "plain", to: runFolder("plain"))
+        XCTAssertEqual(plain.compression, .none, "auto on loopback: the link is faster than zlib")
+        try assertCompressedSyncs(through: compressing, of: local, as: .gzip, plainBytes: plain.transfer.bytes)
+    }
+
+    /// `compression: zstd`: on a host without `zstd` (a stock Mac) the archive goes as gzip; on one with it (here
+    /// linked into the host's PATH for this test, as a Homebrew install would be) through libzstd and the host's
+    /// `zstd -dc`, in full and as a delta, and the copy is the same.
+    func testAZstdSyncGoesAsZstdWhereTheHostHasItAndAsGzipWhereNot() throws {
+        let emulated = try Self.emulated.get()
+        var config = emulated.hostConfig(workDirectory: workDirectory)
+        config.uploadCompression = .zstd
+        let local = try makeCompressibleTree()
+        let plain = try host.synchronizeWorkspace(directory: local, cacheKey: "plain", to: runFolder("plain"))
+
+        let stock = SSHRemoteHost(session: try SSHSession.connect(to: config), terminationGraceSeconds: 1)
+        defer { stock.session.disconnect() }
+        let fallback = try stock.synchronizeWorkspace(directory: local, cacheKey: "stock", to: runFolder("stock"))
+        XCTAssertEqual(fallback.compression, .gzip, "a stock Mac has no zstd")
+        try assertRunFolder(runFolder("stock"), equals: local)
+
+        let link = emulated.stateDirectory.appendingPathComponent("bin/zstd")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "/usr/bin/zstd")
+        defer { try? FileManager.default.removeItem(at: link) }
+        let compressing = SSHRemoteHost(session: try SSHSession.connect(to: config), terminationGraceSeconds: 1)
+        defer { compressing.session.disconnect() }
+        try assertCompressedSyncs(through: compressing, of: local, as: .zstd, plainBytes: plain.transfer.bytes)
+    }
+
+    /// `makeTree` and 700 KB of random bytes, which make a compressed stream span several of the producer's chunks.
+    private func makeCompressibleTree() throws -> URL {
         let local = scratch.appending("workspace")
         try makeTree(at: local)
         var generator = SystemRandomNumberGenerator()
         try Data((0..<700_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
             .write(to: local.appendingPathComponent("random.bin"))
-        let plain = try host.synchronizeWorkspace(directory: local, cacheKey: "plain", to: runFolder("plain"))
-        XCTAssertFalse(plain.compressed, "auto on loopback: the link is faster than zlib")
+        return local
+    }
 
+    /// A full sync of `local` and then a delta (one file changed, one added) go `compression`, smaller than the
+    /// `plainBytes` an uncompressed full sync sent, and leave run folders equal to `local`.
+    private func assertCompressedSyncs(
+        through compressing: SSHRemoteHost, of local: URL, as compression: ArchiveCompression, plainBytes: Int64
+    ) throws {
         let first = try compressing.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("one"))
         XCTAssertEqual(first.kind, .full)
-        XCTAssertTrue(first.compressed)
-        XCTAssertLessThan(first.transfer.bytes, plain.transfer.bytes - 70_000, "the 75 KB of repeated lines shrink")
+        XCTAssertEqual(first.compression, compression)
+        XCTAssertLessThan(first.transfer.bytes, plainBytes - 70_000, "the 75 KB of repeated lines shrink")
         try assertRunFolder(runFolder("one"), equals: local)
 
         try write(String(repeating: "changed line\n", count: 10_000), "Sources/App/Big.swift", in: local)
@@ -150,7 +187,7 @@ final class WorkspaceSyncTests: XCTestCase {
         let second = try compressing.synchronizeWorkspace(directory: local, cacheKey: "repo", to: runFolder("two"))
         XCTAssertEqual(second.kind, .delta)
         XCTAssertEqual(second.entriesSent, 2)
-        XCTAssertTrue(second.compressed)
+        XCTAssertEqual(second.compression, compression)
         try assertRunFolder(runFolder("two"), equals: local)
     }
 

@@ -79,8 +79,8 @@ final class HostsFileLoaderTests: XCTestCase {
                         + "which is not set; add it or remove the passphrase",
                     "\(file):23:24: error: hosts[2].transfer-sessions: 3 is out of range: expected 1 (one session) "
                         + "or 2 (a big download split across two at once)",
-                    "\(file):24:18: error: hosts[2].compression: 'zip' is not one of 'auto', 'none' or 'gzip'; did you "
-                        + "mean 'gzip'?",
+                    "\(file):24:18: error: hosts[2].compression: 'zip' is not one of 'auto', 'none', 'gzip' or 'zstd'; did "
+                        + "you mean 'gzip'?",
                 ])
         }
     }

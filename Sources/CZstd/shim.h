@@ -1,0 +1,4 @@
+#ifndef PIPE_CZSTD_SHIM_H
+#define PIPE_CZSTD_SHIM_H
+#include <zstd.h>
+#endif
