@@ -17,9 +17,10 @@ enum WorkspaceCompressionChoice {
     /// (`gzip -1`, 12-02), 73 MB/s on Pipe's own sources; a little under the lower figure, so that a link about as
     /// fast is left uncompressed.
     static let deflateBytesPerSecond = 50e6
-    /// zstd level 1, same machine and data: 226 MB/s on A's archive (`zstd -1 -T1`, 12-02, to 32 % where gzip makes
-    /// 35 %); a little under it, as for zlib.
-    static let zstdBytesPerSecond = 200e6
+    /// zstd level 1, same machine and data (`zstd -1 -T1`, 12-02, to 32 % where gzip makes 35 %): 138 MB/s on A's
+    /// archive in a bench run and 130–158 right after it, when zlib made 48; 226 in a quieter moment (zlib: 63);
+    /// about 160 on Pipe's own sources. A little under the lower figures, as for zlib.
+    static let zstdBytesPerSecond = 130e6
     /// One channel carries at most a window of bytes per round trip: OpenSSH's sshd opens a session channel with a
     /// 2 MiB window, so a link 30 ms away moves at most ≈ 70 MB/s through it however fast it is.
     static let channelWindowBytes = 2.0 * 1024 * 1024
