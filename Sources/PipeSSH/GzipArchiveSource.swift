@@ -18,8 +18,6 @@ final class GzipArchiveSource: ArchiveSource {
     private let pending = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
     private var inputEnded = false
     private var finished = false
-    /// The tar stream's bytes read so far.
-    private(set) var originalBytes: Int64 = 0
 
     init(compressing input: WorkspaceTarStream) throws {
         self.input = input
@@ -49,7 +47,6 @@ final class GzipArchiveSource: ArchiveSource {
                 if count == 0 {
                     inputEnded = true
                 } else {
-                    originalBytes += Int64(count)
                     zlib.pointee.next_in = pending.baseAddress?.assumingMemoryBound(to: Bytef.self)
                     zlib.pointee.avail_in = uInt(count)
                 }
