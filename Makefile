@@ -15,9 +15,10 @@ build: deps
 	$(SWIFT) build
 
 # The Swift runtime and Foundation linked in: the binaries run on a Linux machine without the toolchain, and each
-# process starts in about 24 ms instead of 36 (`pipe --version`, docs/performance.md).
+# process starts in about 24 ms instead of 36 (`pipe --version`, docs/performance.md). Linked by the toolchain's
+# lld: gold and GNU ld print glibc's link-time warning about a `mktemp` call inside Foundation's static library.
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld
 
 lint:
 	@out=$$($(SWIFT) format lint --strict -r $(FORMAT_PATHS) 2>&1); \
