@@ -1,14 +1,6 @@
 import CZlib
 import Foundation
 
-/// Bytes an archive producer sends: a workspace's tar stream, or that stream compressed.
-protocol ArchiveSource: AnyObject {
-    /// Fills `buffer` from the start; 0 means the archive ended.
-    func fill(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int
-}
-
-extension WorkspaceTarStream: ArchiveSource {}
-
 /// A workspace's tar stream compressed as gzip at zlib's level 1 (the fastest: on slow links the point is to send
 /// fewer bytes without the compressing becoming the slower side), for `gzip -dc` on the host.
 final class GzipArchiveSource: ArchiveSource {

@@ -7,6 +7,15 @@ import PipeBasics
     import Darwin
 #endif
 
+/// Bytes an archive producer sends: a workspace's tar stream, or that stream compressed
+/// (`GzipArchiveSource`, `ZstdArchiveSource`).
+protocol ArchiveSource: AnyObject {
+    /// Fills `buffer` from the start; 0 means the archive ended.
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+extension WorkspaceTarStream: ArchiveSource {}
+
 /// Makes a workspace sync's tar archive (`WorkspaceTarStream`, or it compressed) on a thread of its own, a few chunks
 /// ahead of the channel: reading the files, digesting each and writing the headers then run on one core while libssh2
 /// encrypts on another. (The whole archive is not digested: SSH's MAC vouches for it, see
