@@ -110,10 +110,13 @@ final class RunsHistoryTests: EmulatedHostTestCase {
         }
         XCTAssertTrue(try project.pipe(["runs", "show"]).stdout.hasPrefix("run \(ids[1]) "), "last by default")
 
+        // The matches are listed in id order; two runs started in the same second sort by their random suffix,
+        // so that order need not be the order they started in.
         let ambiguous = try project.pipe(["runs", "show", common])
         XCTAssertEqual(ambiguous.exitCode, 2, ambiguous.combined)
+        let listed = ids.sorted().joined(separator: ", ")
         XCTAssertTrue(
-            ambiguous.stderr.contains("'\(common)' matches 2 runs (\(ids[0]), \(ids[1])); type more of the id"),
+            ambiguous.stderr.contains("'\(common)' matches 2 runs (\(listed)); type more of the id"),
             ambiguous.stderr)
         let unknown = try project.pipe(["runs", "logs", "1999"])
         XCTAssertEqual(unknown.exitCode, 2, unknown.combined)
