@@ -1,6 +1,9 @@
 import Foundation
 
-/// A run's identifier: sortable by start time, typeable, unique across processes without a store.
+/// A run's identifier: sortable by start time to the second, typeable, unique across processes without a store.
+///
+/// Within one second the random suffix decides the order, so what must follow start order exactly (`last`,
+/// `pipe runs list`) orders by the store's millisecond start time instead.
 ///
 /// Shape: `yyyyMMdd-HHmmss-xxxx` (UTC time, then 4 random hex digits), e.g. `20261129-140312-7f3a`. Uniqueness
 /// across processes comes from claiming the run's artifacts folder with an atomic `mkdir` (see `claim`): two
