@@ -143,26 +143,33 @@ extension SSHRemoteHost {
             arguments: [
                 cacheFolder, remoteDirectory, token, String(Self.cacheLockTurns), recalled?.token ?? "-",
             ])
-        // The command starts first: the host takes the lock and reads its manifest while this side lists (and,
-        // with a remembered manifest, digests and compares) the workspace.
+        // The local folder is listed on another thread while the command starts (a channel open and an exec: two
+        // round trips) and while the host takes the lock and reads its manifest.
+        let listing = DispatchGroup()
+        let listed = ListingBox()
+        DispatchQueue.global().async(group: listing) {
+            let start = MonotonicClock.seconds()
+            listed.entries = Result { try WorkspaceScanner.entries(under: root) }
+            listed.seconds = MonotonicClock.seconds() - start
+        }
         let remote: RemoteCommand
         do {
             remote = try RemoteCommand(
                 line, on: session, inOwnProcessGroup: true, input: sync, output: sync,
                 deadline: Deadline(secondsFromNow: Self.startSeconds))
         } catch {
+            listing.wait()
             loading.wait()
             throw error
         }
-        let listing = MonotonicClock.seconds()
+        listing.wait()
         do {
-            let entries = try WorkspaceScanner.entries(under: root)
-            let listed = MonotonicClock.seconds()
+            let entries = try listed.entries.get()
             loading.wait()
             sync.prepare(entries: entries, remembered: loaded.value)
             return StartedSync(
                 remote: remote, sync: sync, what: what, remoteDirectory: remoteDirectory, root: root, token: token,
-                target: target, startedAt: started, listSeconds: listed - listing, loading: loading,
+                target: target, startedAt: started, listSeconds: listed.seconds, loading: loading,
                 remembering: remembering)
         } catch let failure as WorkspaceScanner.Failure {
             try? stopQuietly(remote)
@@ -245,4 +252,11 @@ extension SSHRemoteHost {
 /// The manifest read on another thread.
 private final class RememberedBox: @unchecked Sendable {
     var value: WorkspaceSyncMemory.Remembered?
+}
+
+/// The local folder's listing, made on another thread (read after its group's `wait`).
+private final class ListingBox: @unchecked Sendable {
+    var entries: Result<[WorkspaceManifest.Entry], Error> = .failure(
+        WorkspaceScanner.Failure(message: "the listing of the workspace did not run"))
+    var seconds = 0.0
 }
