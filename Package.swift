@@ -27,6 +27,7 @@ let package = Package(
         systemLibrary("CCurl", pkgConfig: "libcurl", apt: "libcurl4-openssl-dev"),
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         systemLibrary("CZstd", pkgConfig: "libzstd", apt: "libzstd-dev"),
+        systemLibrary("CArchive", pkgConfig: "libarchive", apt: "libarchive-dev"),
 
         // libssh2's AES-CTR with its keystream made in 4 KiB batches (an OpenSSL engine; see its header for why).
         .target(
@@ -40,7 +41,8 @@ let package = Package(
         .target(name: "PipeSpec", dependencies: ["PipeCore", "CYAML"], swiftSettings: strictSettings),
         .target(name: "PipeApple", dependencies: ["PipeCore", "PipeBasics"], swiftSettings: strictSettings),
         .target(
-            name: "PipeSSH", dependencies: ["PipeCore", "PipeBasics", "CSSH2", "CBatchedAESCTR", "CZlib", "CZstd"],
+            name: "PipeSSH",
+            dependencies: ["PipeCore", "PipeBasics", "CSSH2", "CBatchedAESCTR", "CZlib", "CZstd", "CArchive"],
             swiftSettings: strictSettings),
         .target(name: "PipeGit", dependencies: ["PipeCore", "CGit2"], swiftSettings: strictSettings),
         .target(name: "PipeStore", dependencies: ["PipeCore", "CSQLite"], swiftSettings: strictSettings),

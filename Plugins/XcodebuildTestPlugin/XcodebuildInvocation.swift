@@ -27,12 +27,9 @@ struct XcodebuildInvocation {
             "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(command.shellLine) 2>&1",
             secrets: context.secrets, exportName: { "TEST_RUNNER_\($0)" })
         context.events.emit(.remoteCommand(layer: layerName, command: command.shellLine))
-        guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
-            throw ConfigurationError(
-                "could not create \(logURL.path) on the coordinator: check the disk and permissions")
-        }
-        let log = try FileHandle(forWritingTo: logURL)
-        defer { try? log.close() }
+        let log = try LayerLog(
+            url: logURL, layer: layerName, events: context.events, limitBytes: context.layer.logLimitBytes,
+            redactor: context.redactor)
         let parser = XcodebuildLogParser()
         var tests = TestResultCollector()
         var processGroup: RemoteProcessGroup?
@@ -43,7 +40,6 @@ struct XcodebuildInvocation {
                 }
             }
         }
-        let logRedactor = StreamRedactor(context.redactor)
         let exit = try context.host.runStoppable(
             delivery.command, stdin: delivery.stdin, timeoutSeconds: timeoutSeconds,
             cancellation: context.cancellation,
@@ -53,29 +49,14 @@ struct XcodebuildInvocation {
                     .remoteProcessStarted(layer: layerName, host: context.hostName, processGroup: group.id))
             },
             onStdout: { chunk in
-                // What is written or shown is redacted; the parser reads the raw bytes (its results are redacted
-                // by the engine before they are recorded).
-                let shown = logRedactor.feed(chunk)
-                log.write(shown)
-                if !shown.isEmpty {
-                    context.events.emit(
-                        .output(layer: layerName, stream: .stdout, text: String(decoding: shown, as: UTF8.self)))
-                }
+                // What is kept or shown is redacted and capped; the parser reads every raw byte (its results are
+                // redacted by the engine before they are recorded).
+                log.stdout(chunk)
                 handleEvents(parser.feed(chunk))
             },
-            onStderr: { chunk in
-                let shown = context.redactor.redact(chunk)
-                log.write(shown)
-                context.events.emit(
-                    .output(layer: layerName, stream: .stderr, text: String(decoding: shown, as: UTF8.self)))
-            })
+            onStderr: { chunk in log.stderr(chunk) })
         handleEvents(parser.finish())
-        let rest = logRedactor.flush()
-        log.write(rest)
-        if !rest.isEmpty {
-            context.events.emit(.output(layer: layerName, stream: .stdout, text: String(decoding: rest, as: UTF8.self)))
-        }
-        try? log.synchronize()
+        log.finish()
         return XcodebuildInvocation(exit: exit, facts: parser.facts, tests: tests.results, processGroup: processGroup)
     }
 

@@ -84,11 +84,21 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         if let processGroup = invocation.processGroup { facts[LayerResult.processGroupFact] = "\(processGroup.id)" }
         var evidence: [String] = []
         var summary: XcresultSummary?
+        var refusal: RemoteError?
         // After a cancellation the user is waiting: keep what is already here and stop.
         if exit != .cancelled {
             let pulled = pullBack(bundle: bundle, context: context, evidence: &evidence)
             artifacts += pulled.artifacts
             summary = pulled.summary
+            refusal = pulled.refusal
+        }
+        if let refusal {
+            // What the host sent cannot be trusted, so neither can its verdict.
+            var result = LayerResult(
+                outcome: .infrastructure, evidence: [refusal.description] + evidence, exit: exit,
+                tests: invocation.tests, artifacts: artifacts, facts: facts)
+            result.hostSentRefusedContent = true
+            return result
         }
         let verdict = XcodebuildOutcomeClassifier.classify(exit: exit, log: invocation.facts, summary: summary)
         return LayerResult(
@@ -144,7 +154,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
     // MARK: - Bringing results back
 
     private func pullBack(bundle: ResultBundlePath, context: LayerContext, evidence: inout [String]) -> (
-        artifacts: [ArtifactRecord], summary: XcresultSummary?
+        artifacts: [ArtifactRecord], summary: XcresultSummary?, refusal: RemoteError?
     ) {
         var artifacts: [ArtifactRecord] = []
         let summaryCommand = ShellQuote.join([
@@ -156,7 +166,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             commandTimeoutSeconds: 120)
         if pulled.missing {
             evidence.append("no result bundle was written at \(bundle.path)")
-            return ([], nil)
+            return ([], nil, nil)
         }
         switch pulled.transfer {
         case .success(let transfer):
@@ -165,12 +175,17 @@ public struct XcodebuildTestPlugin: LayerPlugin {
                     kind: .resultBundle,
                     path: context.projectRelativePath(URL(fileURLWithPath: transfer.destination)),
                     bytes: transfer.bytes, sha256: transfer.sha256))
+        case .failure(let error as RemoteError) where error.kind == .refusedContent:
+            return (artifacts, nil, error)
         case .failure(let error):
             evidence.append("the result bundle could not be brought back: \(error)")
         }
         guard case .success(let output)? = pulled.command, output.exit == .exited(0) else {
+            if case .failure(let error as RemoteError)? = pulled.command, error.kind == .refusedContent {
+                return (artifacts, nil, error)
+            }
             evidence.append("xcresulttool could not read the result bundle's summary")
-            return (artifacts, nil)
+            return (artifacts, nil, nil)
         }
         let summaryURL = context.localArtifacts.appendingPathComponent(ArtifactName.resultSummary)
         if (try? context.redactor.redact(output.stdout).write(to: summaryURL)) != nil,
@@ -179,10 +194,10 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             artifacts.append(record)
         }
         do {
-            return (artifacts, try XcresultSummary.decode(output.stdout))
+            return (artifacts, try XcresultSummary.decode(output.stdout), nil)
         } catch {
             evidence.append("the result bundle's summary could not be read: \(error)")
-            return (artifacts, nil)
+            return (artifacts, nil, nil)
         }
     }
 

@@ -115,13 +115,6 @@ final class LocalTar {
         try LocalTar(arguments: ["-cf", "-", "-C", directory.path, "."], archiveIsInput: false, executable: executable)
     }
 
-    /// `tar -xf - -C directory`, owners not restored (the files become ours even when we run as root).
-    static func extracting(into directory: URL, executable: URL? = LocalTar.executable) throws -> LocalTar {
-        try LocalTar(
-            arguments: ["-xf", "-", "--no-same-owner", "-C", directory.path], archiveIsInput: true,
-            executable: executable)
-    }
-
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> ReadResult {
         let count = systemRead(descriptor, buffer.baseAddress, buffer.count)
         if count > 0 { return .bytes(count) }

@@ -37,7 +37,9 @@ extension SSHRemoteHost {
         }
         defer { startedSync?.close() }
 
-        let commandLimits = started.map { _ in (deadline: deadline, idleSeconds: Double?.none, stop: { false }) }
+        let commandLimits = started.map { command in
+            (deadline: deadline, idleSeconds: Double?.none, stop: { command.output.overflow != nil })
+        }
         var endings: [RemoteCommand.Ending]
         do {
             if let startedSync {
@@ -69,7 +71,8 @@ extension SSHRemoteHost {
         }
         for (position, command) in started.enumerated() {
             outputs[command.index] = Result {
-                try captured(command.remote, output: command.output, ending: endings[position])
+                try captured(
+                    command.remote, output: command.output, ending: endings[position], command: commands[command.index])
             }
         }
         return CapturedTogether(outputs: outputs.map { $0! }, sync: syncResult)

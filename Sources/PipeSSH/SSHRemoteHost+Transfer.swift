@@ -182,9 +182,14 @@ extension SSHRemoteHost {
             if let sideRemote {
                 let endings = try RemoteCommand.runTogether(
                     [first.remote, sideRemote],
-                    limits: [(.never, transferStallSeconds, stopFirst), (sideDeadline, nil, { false })])
+                    limits: [
+                        (.never, transferStallSeconds, stopFirst),
+                        (sideDeadline, nil, { sideOutput.overflow != nil }),
+                    ])
                 ending = endings[0]
-                beside = Result { try captured(sideRemote, output: sideOutput, ending: endings[1]) }
+                beside = Result {
+                    try captured(sideRemote, output: sideOutput, ending: endings[1], command: side?.line ?? "")
+                }
             } else {
                 ending = try first.remote.run(deadline: .never, idleSeconds: transferStallSeconds, stop: stopFirst)
             }
@@ -207,6 +212,7 @@ extension SSHRemoteHost {
                     ?? receiveDownloadPart(
                         source, part: 2, plan: plan, cancellation: cancellation, stop: { cancellation.isCancelled }))
         }
+        try checkExtracted(received, source: source)
         do {
             try FileManager.default.moveItem(at: staging.appendingPathComponent(itemName), to: destination)
         } catch {
@@ -239,16 +245,16 @@ extension SSHRemoteHost {
         var splitMinimumBytes: Int64
     }
 
-    /// One tar stream of a download on its way into the staging folder: the host's command and the local tar.
+    /// One tar stream of a download on its way into the staging folder: the host's command and its extraction.
     final class DownloadStream {
         let source: DownloadSource
         let remote: RemoteCommand
-        let tar: LocalTar
-        let output: LocalTarOutput
+        let tar: PulledArchiveExtractor
+        let output: ExtractionOutput
 
         var what: String { source.what }
 
-        init(source: DownloadSource, remote: RemoteCommand, tar: LocalTar, output: LocalTarOutput) {
+        init(source: DownloadSource, remote: RemoteCommand, tar: PulledArchiveExtractor, output: ExtractionOutput) {
             self.source = source
             self.remote = remote
             self.tar = tar
@@ -261,21 +267,26 @@ extension SSHRemoteHost {
         }
     }
 
-    /// What one stream brought, checked: its length, its digest (equal to the host's), and its plan line.
+    /// What one stream brought, checked: its length, its digest (equal to the host's), its plan line, and the
+    /// links it made (checked once the whole item is in place).
     struct ReceivedStream: Sendable {
         var bytes: Int64
         var digest: String
         var plan: [Substring]?
+        var links: [ArchiveMemberName] = []
+        var extractedBytes: Int64 = 0
     }
 
-    /// Starts the local tar, then `RemoteScript.archiveDownload` for `part` (0: the whole item).
+    /// Starts the extraction, then `RemoteScript.archiveDownload` for `part` (0: the whole item).
     func startDownloadStream(_ source: DownloadSource, part: Int) throws -> DownloadStream {
-        let tar = try localTar { try LocalTar.extracting(into: source.staging) }
+        let tar = try localTar {
+            try PulledArchiveExtractor(into: source.staging, item: source.item, maximumBytes: pullBackByteLimit)
+        }
         let line = RemoteScript.commandLine(
             script: RemoteScript.archiveDownload, name: "pipe-download",
             arguments: [source.parent, source.item, String(part), String(source.splitMinimumBytes)])
         do {
-            let output = LocalTarOutput(tar: tar, fault: downloadChunkFault, awaitsPlan: part != 0)
+            let output = ExtractionOutput(extractor: tar, fault: downloadChunkFault, awaitsPlan: part != 0)
             let remote = try RemoteCommand(
                 line, on: session, inOwnProcessGroup: true, input: DataInput(nil), output: output,
                 deadline: Deadline(secondsFromNow: Self.startSeconds))
@@ -304,14 +315,27 @@ extension SSHRemoteHost {
             stream, ending: ending, cancellation: cancellation, missing: &missing, expectedPlan: plan)
     }
 
-    /// The error to throw when driving a stream failed: a local tar that stopped taking bytes says why.
+    /// The error to throw when driving a stream failed: an extraction that stopped taking bytes says why.
     private func streamFailure(_ error: Error, of stream: DownloadStream) -> Error {
         guard let failure = error as? LocalTarFailure else { return error }
-        let local = stream.tar.finish(waitingAtMost: 5)
+        let ending = stream.tar.finish(waitingAtMost: 5)
         try? stopQuietly(stream.remote)
-        return RemoteError(
-            .commandFailed, host: name,
-            "\(stream.what) failed locally: \(failure.message): \(local.errors); nothing was kept")
+        switch ending {
+        case .refused(let reason): return refusal(reason, of: stream.source)
+        case .failed(let message):
+            return RemoteError(
+                .commandFailed, host: name, "\(stream.what) failed locally: \(message); nothing was kept")
+        case .extracted:
+            return RemoteError(
+                .commandFailed, host: name, "\(stream.what) failed locally: \(failure.message); nothing was kept")
+        }
+    }
+
+    /// What the host sent that Pipe never keeps: an infrastructure failure of this host.
+    func refusal(_ reason: String, of source: DownloadSource) -> RemoteError {
+        RemoteError(
+            .refusedContent, host: name,
+            "sent \(DisplayEscaping.escaped(source.path)), which was refused: \(reason); nothing of that item was kept")
     }
 
     /// Checks how a stream ended — interrupted, stalled, missing, the host's tar, the digest, the local tar — and
@@ -372,13 +396,41 @@ extension SSHRemoteHost {
                     + "received \(output.byteCount) bytes with SHA-256 \(digest); the partial copy was removed: "
                     + "download it again")
         }
-        guard flushed, local.status == 0 else {
+        switch local {
+        case .refused(let reason):
+            throw refusal(reason, of: stream.source)
+        case .failed(let message):
             throw RemoteError(
                 .commandFailed, host: name,
-                "\(what) arrived intact but could not be extracted locally (tar exited with \(local.status)): "
-                    + "\(local.errors); nothing was kept")
+                "\(what) arrived intact but could not be extracted locally: \(message); nothing was kept")
+        case .extracted(let links, let bytes):
+            guard flushed else {
+                throw RemoteError(
+                    .commandFailed, host: name,
+                    "\(what) arrived intact but the extraction stopped taking it; nothing was kept")
+            }
+            return ReceivedStream(
+                bytes: output.byteCount, digest: digest, plan: output.plan, links: links, extractedBytes: bytes)
         }
-        return ReceivedStream(bytes: output.byteCount, digest: digest, plan: output.plan)
+    }
+
+    /// The whole item is in the staging folder: its links must all lead inside it, and its parts together must
+    /// stay within the limit each kept on its own.
+    private func checkExtracted(_ received: [ReceivedStream], source: DownloadSource) throws {
+        let total = received.reduce(0) { $0 + $1.extractedBytes }
+        guard total <= pullBackByteLimit else {
+            throw refusal("it is larger than the artifact limit of \(pullBackByteLimit) bytes", of: source)
+        }
+        let links = received.flatMap(\.links)
+        if let escape = SymlinkContainment.firstEscape(among: links, in: source.staging) {
+            throw refusal("it holds a link `\(escape.link.display)`, and \(escape.why)", of: source)
+        }
+        if !FileManager.default.fileExists(atPath: source.staging.appendingPathComponent(source.item).path),
+            (try? FileManager.default.destinationOfSymbolicLink(
+                atPath: source.staging.appendingPathComponent(source.item).path)) == nil
+        {
+            throw refusal("the archive holds no member named `\(DisplayEscaping.escaped(source.item))`", of: source)
+        }
     }
 
     /// Kills an abandoned transfer's process group, without waiting for it to say more.
@@ -387,7 +439,7 @@ extension SSHRemoteHost {
         if let group = remote.processGroup { try terminate(RemoteProcessGroup(id: group), graceSeconds: 1) }
     }
 
-    private func localTar(_ start: () throws -> LocalTar) throws -> LocalTar {
+    private func localTar<Started>(_ start: () throws -> Started) throws -> Started {
         do {
             return try start()
         } catch let failure as LocalTarFailure {

@@ -95,11 +95,15 @@ extension SSHRemoteHost {
                 .commandFailed, host: name,
                 "\(what) cannot start: the cache key '\(cacheKey)' must be letters, digits, '.', '-' or '_'")
         }
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder), isFolder.boolValue else {
-            throw RemoteError(.commandFailed, host: name, "cannot sync \(directory.path): it is not a folder")
+        var info = stat()
+        guard lstat(directory.path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else {
+            throw RemoteError(
+                .commandFailed, host: name,
+                "cannot sync \(directory.path): it is not a folder (a link is never followed)")
         }
-        let root = directory.resolvingSymlinksInPath()
+        // Only the coordinator's own folders above it may be links (`/tmp` on some systems); it is not one.
+        let root = directory.deletingLastPathComponent().resolvingSymlinksInPath().appendingPathComponent(
+            directory.lastPathComponent)
         let cacheFolder = Self.cacheFolder(workDirectory: session.host.workDirectory, key: cacheKey)
         let target = WorkspaceSyncMemory.target(host: session.host, cacheKey: cacheKey)
         let memory = syncMemory

@@ -24,6 +24,8 @@ public final class SSHRemoteHost: RemoteHost {
     /// A download of a folder this big (and of at least two files) is split when `secondSessionForDownloads` is set:
     /// below it, the second login costs more than it saves (`bench/run`).
     public var splitDownloadMinimumBytes: Int64 = 32 << 20
+    /// The most a pull-back may extract (its files' bytes); a bigger item is refused as the host's fault.
+    public var pullBackByteLimit: Int64 = 8 << 30
     /// What workspace syncs remember in this process (tests give a host its own, as another coordinator's).
     var syncMemory = WorkspaceSyncMemory.shared
     /// Seconds allowed to open a channel and start a command.
@@ -62,14 +64,25 @@ public final class SSHRemoteHost: RemoteHost {
             command, on: session, inOwnProcessGroup: true, input: DataInput(stdin), output: output,
             deadline: deadline.earlier(Deadline(secondsFromNow: Self.startSeconds)))
         defer { remote.close() }
-        return try captured(remote, output: output, ending: try remote.run(deadline: deadline))
+        let ending = try remote.run(deadline: deadline, stop: { output.overflow != nil })
+        return try captured(remote, output: output, ending: ending, command: command)
     }
 
     /// What a short command brought back, once it ended: its output and exit, or, when it ran out of time (or was
     /// stopped), its process group killed and what it printed until then.
-    func captured(_ remote: RemoteCommand, output: CollectedOutput, ending: RemoteCommand.Ending) throws
-        -> CapturedOutput
+    ///
+    /// - Throws: `RemoteError` `.refusedContent` when it printed past its output's limit (it is stopped).
+    func captured(_ remote: RemoteCommand, output: CollectedOutput, ending: RemoteCommand.Ending, command: String)
+        throws -> CapturedOutput
     {
+        if let stream = output.overflow {
+            try? stop(remote)
+            let limit = stream == "stdout" ? output.stdoutLimit : output.stderrLimit
+            throw RemoteError(
+                .refusedContent, host: name,
+                "printed more than \(limit) bytes on \(stream) for a command Pipe ran for itself (the limit for such "
+                    + "commands), so it was stopped: \(DisplayEscaping.escaped(String(command.prefix(200))))")
+        }
         guard case .exited(let exit) = ending else {
             try stop(remote)
             return CapturedOutput(stdout: output.stdoutData, stderr: output.stderrData, exit: .timedOut)

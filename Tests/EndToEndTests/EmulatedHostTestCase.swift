@@ -35,6 +35,19 @@ class EmulatedHostTestCase: XCTestCase {
 
     // MARK: - Projects
 
+    /// One `logic` layer of the Reader example's quickest tests, on an iPhone 15.
+    static let oneLogicLayerPipeline = """
+        repository:
+          workspace: examples/reader-app
+        simulator:
+          device: iPhone 15
+        layers:
+          logic:
+            plugin: xcodebuild-test
+            scheme: Reader
+            only-testing: [ReaderTests/ReadingIDTests]
+        """
+
     func makeProject(pipeline: String? = nil) throws -> PipeProject {
         try PipeProject(host: host, pipeline: pipeline)
     }

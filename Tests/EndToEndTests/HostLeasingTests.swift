@@ -5,17 +5,7 @@ import XCTest
 /// Runs lease a host slot and a simulator through the run store, across `pipe` processes: a host never takes
 /// more runs than its capacity, and two runs never share a simulator.
 final class HostLeasingTests: EmulatedHostTestCase {
-    private let pipeline = """
-        repository:
-          workspace: examples/reader-app
-        simulator:
-          device: iPhone 15
-        layers:
-          logic:
-            plugin: xcodebuild-test
-            scheme: Reader
-            only-testing: [ReaderTests/ReadingIDTests]
-        """
+    private let pipeline = EmulatedHostTestCase.oneLogicLayerPipeline
 
     private func slowProject(capacity: Int) throws -> PipeProject {
         let project = try makeProject(pipeline: pipeline)

@@ -101,6 +101,28 @@ final class RenderingTests: XCTestCase {
         XCTAssertFalse(text.contains("2026-"), "no timestamps on a terminal")
     }
 
+    /// Test names, failure messages and raw output come from the host: an ANSI or OSC sequence in them is shown
+    /// escaped, never sent to the terminal.
+    func testEscapeSequencesFromTheHostAreShownEscaped() {
+        var text = ""
+        let renderer = LiveRenderer(style: .terminal, verbose: true, write: { text += $0 })
+        renderer.emit(.layerStarted(layer: "logic", attempt: 1))
+        renderer.emit(
+            .testFinished(
+                layer: "logic",
+                result: TestCaseResult(
+                    identifier: "A/\u{1B}]0;pwned\u{07}()", status: .failed,
+                    failureMessage: "\u{1B}[2J\u{1B}[Hwiped\nsecond \u{1B}]8;;https://evil.example\u{1B}\\link")))
+        renderer.emit(.output(layer: "logic", stream: .stdout, text: "raw \u{1B}[31mred\u{9B}0m\r\tend\n"))
+        let withoutOurOwn = text.replacingOccurrences(of: "\r\u{1B}[2K", with: "")
+        XCTAssertFalse(withoutOurOwn.contains("\u{1B}"), withoutOurOwn)
+        XCTAssertFalse(withoutOurOwn.contains("\u{07}") || withoutOurOwn.contains("\u{9B}"), withoutOurOwn)
+        XCTAssertFalse(withoutOurOwn.contains("\r"), withoutOurOwn)
+        XCTAssertTrue(withoutOurOwn.contains("A/\\u{1b}]0;pwned\\u{7}() failed"), withoutOurOwn)
+        XCTAssertTrue(withoutOurOwn.contains("\\u{1b}[2J\\u{1b}[Hwiped\n"), withoutOurOwn)
+        XCTAssertTrue(withoutOurOwn.contains("raw \\u{1b}[31mred\\u{9b}0m\\u{d}\tend\n"), withoutOurOwn)
+    }
+
     func testTheLiveViewMasksSecretsInEveryLine() {
         var text = ""
         let renderer = LiveRenderer(

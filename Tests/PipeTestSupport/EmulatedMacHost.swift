@@ -12,12 +12,17 @@ public final class EmulatedMacHost {
     public let configURL: URL
 
     /// Starts a host from `config` (a JSON file in the emulator's host config format; default
-    /// `emulator/hosts/default.json`).
-    public init(name: String = "mac-1", config: URL? = nil, stateDirectory: URL) throws {
+    /// `emulator/hosts/default.json`). `user`: the login (as root; a hostile host gets its own, so what it plants
+    /// cannot reach the other hosts' account); `tools`: a folder whose executables replace the host's tools.
+    public init(
+        name: String = "mac-1", config: URL? = nil, stateDirectory: URL, user: String? = nil, tools: URL? = nil
+    ) throws {
         var arguments = [
             "up", "--state", stateDirectory.path, "--name", name, "--emulator", RepositoryPaths.emulatorBinary.path,
         ]
         if let config { arguments += ["--config", config.path] }
+        if let user { arguments += ["--user", user] }
+        if let tools { arguments += ["--tools", tools.path] }
         let result = try CommandRunner.run(RepositoryPaths.macHostScript, arguments)
         guard result.exitCode == 0 else {
             throw EmulatedMacHostError(message: "scripts/mac-host up failed (\(result.exitCode)):\n\(result.combined)")

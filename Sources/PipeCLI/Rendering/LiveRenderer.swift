@@ -197,7 +197,10 @@ public final class LiveRenderer: EventSink {
     private func line(_ text: String, mark: String, indent: Int = 0, layer: String? = nil) {
         clearProgress()
         let padding = String(repeating: " ", count: indent) + tag(layer)
-        let text = redactor.redact(text)
+        // Test names and failure messages come from the host: no escape sequence of theirs reaches the terminal.
+        let text = redactor.redact(text).split(separator: "\n", omittingEmptySubsequences: false).map {
+            DisplayEscaping.escaped(String($0), keepsTabs: true)
+        }.joined(separator: "\n")
         switch (style, clock) {
         case (.terminal, _), (.plain, nil):
             write("\(padding)\(mark) \(text)\n")
@@ -216,12 +219,9 @@ public final class LiveRenderer: EventSink {
         partialOutput[layer] = String(lines[lines.index(after: lastNewline)...])
         lines = String(lines[...lastNewline])
         clearProgress()
-        guard running.contains(where: { $0.layer != layer }) else {
-            write(redactor.redact(lines))
-            return
-        }
-        for text in lines.split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
-            write(redactor.redact("[\(layer)] \(text)\n"))
+        let tagged = running.contains(where: { $0.layer != layer })
+        for text in redactor.redact(lines).split(separator: "\n", omittingEmptySubsequences: false).dropLast() {
+            write((tagged ? "[\(layer)] " : "") + DisplayEscaping.escaped(String(text), keepsTabs: true) + "\n")
         }
     }
 

@@ -88,6 +88,7 @@ extension RunEngine {
                 if case .lost = result.exit { connectionLost = true }
             } catch let error as RemoteError {
                 result = LayerResult(outcome: .infrastructure, evidence: [error.description])
+                result.hostSentRefusedContent = error.kind == .refusedContent
                 connectionLost = [.connectionLost, .unreachable, .timeout].contains(error.kind)
             } catch let error as ConfigurationError {
                 result = LayerResult(outcome: .hostConfig, evidence: [error.message])
@@ -121,7 +122,27 @@ extension RunEngine {
             }
             outcomes.append(result.outcome)
             let taken = retriesTaken[result.outcome, default: 0]
-            if taken < policy.retries(after: result.outcome), attempt < maximumAttempts, !cancellation.isCancelled {
+            var retries =
+                taken < policy.retries(after: result.outcome) && attempt < maximumAttempts && !cancellation.isCancelled
+            if retries && result.hostSentRefusedContent {
+                // A host that sent what Pipe refuses gets no second chance in this run: the retry moves the run.
+                if let moved = try moveToAnotherHost(
+                    context, from: place, state: state, because: "\(place.hostName) sent what Pipe refuses"),
+                    moved !== place, let movedLink = try? borrowLink(from: moved)
+                {
+                    place.pool.release(for: spec.name)
+                    place.giveBack(link)
+                    (place, link) = (moved, movedLink)
+                    simulator = nil
+                    usedSimulators = []
+                } else {
+                    retries = false
+                    result.evidence.append(
+                        "not retried: a retry never goes back to \(place.hostName) after it sent what Pipe refuses, "
+                            + "and no other host could take the layer")
+                }
+            }
+            if retries {
                 retriesTaken[result.outcome] = taken + 1
                 // An infrastructure failure or a timeout moves to another simulator where there is one (one of the
                 // run's other layers does not hold); a test retry keeps the same one, so a pass on retry means the
@@ -270,7 +291,9 @@ extension RunEngine {
     /// Sets the run up on another of its candidate hosts (not one it used already), for the layers still to run;
     /// `nil` when there is none or it cannot be reached either (the retry then fails as infrastructure). Layers
     /// running at once lose the same host together: the first to get here moves the run, the others follow it.
-    func moveToAnotherHost(_ context: LayerRunContext, from lost: HostPlace, state: RunState) throws -> HostPlace? {
+    func moveToAnotherHost(
+        _ context: LayerRunContext, from lost: HostPlace, state: RunState, because reason: String? = nil
+    ) throws -> HostPlace? {
         context.moving.lock()
         defer { context.moving.unlock() }
         if context.place !== lost { return context.place }
@@ -281,7 +304,9 @@ extension RunEngine {
                 context.candidates, excluding: used, workspace: context.workspace, request: context.request,
                 state: state)
             state.journal.emit(
-                .warning("moved the run from \(lost.hostName) to \(place.hostName): \(lost.hostName) is gone"))
+                .warning(
+                    "moved the run from \(lost.hostName) to \(place.hostName): \(reason ?? "\(lost.hostName) is gone")")
+            )
             context.move(to: place)
             return place
         } catch let error as RemoteError {

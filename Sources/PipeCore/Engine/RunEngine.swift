@@ -139,12 +139,9 @@ public final class RunEngine {
         let checkoutResult = try checkout.checkout(
             pipeline.repository, projectDirectory: request.projectDirectory,
             into: localWork.appendingPathComponent("checkout", isDirectory: true))
-        let workspace = checkoutResult.workTree.appendingPathComponent(pipeline.repository.workspacePath)
-        guard FileManager.default.fileExists(atPath: workspace.path) else {
-            throw RequestError(
-                "the workspace folder '\(pipeline.repository.workspacePath)' does not exist at commit "
-                    + "\(checkoutResult.commit.prefix(12)); fix `repository.workspace` in \(pipeline.sourcePath)")
-        }
+        let workspace = try CheckedOutWorkspace.locate(
+            pipeline.repository.workspacePath, in: checkoutResult.workTree, commit: checkoutResult.commit,
+            pipelineFile: pipeline.sourcePath)
         try state.locked {
             state.record.commit = checkoutResult.commit
             state.record.resolvedRef = checkoutResult.resolvedRef

@@ -115,6 +115,13 @@ public struct LayerSpec: Sendable, Equatable {
     public var retry: RetryOverrides
     /// Names of the pipeline's secrets this layer receives on the host (never on a command line).
     public var secrets: [String]
+    /// The most of its raw log the coordinator keeps (`log-limit`).
+    public var logLimitBytes: Int64 = LayerLog.defaultLimitBytes
+    /// The most its pulled-back artifacts may hold (`artifact-limit`).
+    public var artifactLimitBytes: Int64 = LayerSpec.defaultArtifactLimitBytes
+
+    /// The default cap of what one layer brings back: a big result bundle is a few hundred megabytes.
+    public static let defaultArtifactLimitBytes: Int64 = 8 << 30
 
     public init(
         name: String, plugin: String, gate: Gate = .merge, needs: [String] = [], timeoutSeconds: Double? = nil,

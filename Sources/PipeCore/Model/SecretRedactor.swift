@@ -1,16 +1,19 @@
 import Foundation
 
-/// Replaces every secret value in text with `[secret NAME]`, so no log, event, record or report shows it.
+/// Replaces every secret value in text with `[secret NAME]`, so no log, event, record or report shows it: as it is,
+/// and in every form a JSON encoder writes it (quotes and backslashes escaped, `/` as `\/` as Apple's and Swift's
+/// encoders write it, control characters and non-ASCII as `\u` escapes in either case).
 public struct SecretRedactor: Sendable {
     private let replacements: [(value: String, mask: String)]
 
     public init(_ secrets: SecretValues) {
-        // Longest first: a value that contains another is masked whole.
         // An empty value would match everywhere; `SecretValues.resolve` refuses them, this guards other callers.
-        replacements = secrets.values.filter { !$0.value.isEmpty }.map {
-            (value: $0.value, mask: Self.mask(for: $0.key))
+        var forms: [(value: String, mask: String)] = []
+        for (name, value) in secrets.values where !value.isEmpty {
+            for form in Self.forms(of: value) { forms.append((form, Self.mask(for: name))) }
         }
-        .sorted { $0.value.count > $1.value.count }
+        // Longest first: a value that contains another is masked whole.
+        replacements = forms.sorted { ($0.value.utf8.count, $0.value) > ($1.value.utf8.count, $1.value) }
     }
 
     /// The redactor that changes nothing (no secrets).
@@ -21,8 +24,8 @@ public struct SecretRedactor: Sendable {
     /// What a secret is replaced with.
     public static func mask(for name: String) -> String { "[secret \(name)]" }
 
-    /// The longest value, in bytes: a stream must hold back one byte less than this to catch a value split
-    /// across chunks.
+    /// The longest form of a value, in bytes: a stream must hold back one byte less than this to catch a value
+    /// split across chunks.
     public var longestValueBytes: Int { replacements.map(\.value.utf8.count).max() ?? 0 }
 
     public func redact(_ text: String) -> String {
@@ -36,30 +39,44 @@ public struct SecretRedactor: Sendable {
 
     public func redact(_ lines: [String]) -> [String] { lines.map(redact) }
 
-    /// `text` (already encoded as JSON) with every secret replaced, also as it appears JSON-escaped (a secret with
-    /// a quote, a backslash or a control character is written differently inside a JSON string).
-    public func redactJSON(_ text: String) -> String {
-        guard !replacements.isEmpty else { return text }
-        var result = redact(text)
-        for replacement in replacements {
-            let escaped = Self.jsonEscaped(replacement.value)
-            if escaped != replacement.value, result.contains(escaped) {
-                result = result.replacingOccurrences(of: escaped, with: replacement.mask)
+    /// `text` encoded as JSON, with every secret replaced: the same as `redact`, which knows every JSON form.
+    public func redactJSON(_ text: String) -> String { redact(text) }
+
+    /// The value as it is, and as JSON encoders may write it inside a string.
+    static func forms(of value: String) -> Set<String> {
+        var forms: Set<String> = [value]
+        for slash in [false, true] {
+            for unicode in [JSONUnicode.kept, .escapedLowercase, .escapedUppercase] {
+                forms.insert(jsonEscaped(value, escapingSlash: slash, unicode: unicode))
             }
         }
-        return result
+        return forms
     }
 
-    private static func jsonEscaped(_ text: String) -> String {
+    enum JSONUnicode {
+        case kept
+        case escapedLowercase
+        case escapedUppercase
+    }
+
+    private static func jsonEscaped(_ text: String, escapingSlash: Bool, unicode: JSONUnicode) -> String {
+        func hex(_ unit: UInt16) -> String {
+            let digits = String(unit, radix: 16, uppercase: unicode == .escapedUppercase)
+            return "\\u" + String(repeating: "0", count: 4 - digits.count) + digits
+        }
         var escaped = ""
         for scalar in text.unicodeScalars {
             switch scalar {
             case "\"": escaped += "\\\""
             case "\\": escaped += "\\\\"
+            case "/" where escapingSlash: escaped += "\\/"
             case "\n": escaped += "\\n"
             case "\r": escaped += "\\r"
             case "\t": escaped += "\\t"
-            case let control where control.value < 0x20: escaped += String(format: "\\u%04x", control.value)
+            case let control where control.value < 0x20:
+                escaped += hex(UInt16(control.value))
+            case let wide where wide.value > 0x7E && unicode != .kept:
+                escaped += String(wide).utf16.map(hex).joined()
             default: escaped.unicodeScalars.append(scalar)
             }
         }

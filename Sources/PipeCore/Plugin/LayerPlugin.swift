@@ -126,6 +126,9 @@ public struct LayerResult: Sendable {
     public var artifacts: [ArtifactRecord]
     /// Facts for the run record (Xcode version, result bundle path, process group, …).
     public var facts: [String: String]
+    /// The host sent what Pipe refuses (a hostile archive member, output past a limit): the layer is an
+    /// infrastructure failure of that host, and no retry goes back to it.
+    public var hostSentRefusedContent = false
 
     /// The fact that names the remote process group of the layer's main command (`RemoteProcessGroup.id`): the
     /// engine kills what is left of it when a lost connection forces a new one.

@@ -216,6 +216,9 @@ public struct RemoteError: Error, CustomStringConvertible, Sendable {
         case transferCorrupt
         case commandFailed
         case diskFull
+        /// The host sent what Pipe never keeps (a hostile archive member, output past a limit): the host's fault,
+        /// and no retry goes back to it.
+        case refusedContent
     }
 
     public var kind: Kind

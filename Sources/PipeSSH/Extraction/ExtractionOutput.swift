@@ -6,19 +6,20 @@ import PipeBasics
     import Darwin
 #endif
 
-/// A command's stdout into a local `tar -x`, digested and counted as it passes; stderr kept as text (download).
+/// A command's stdout into a `PulledArchiveExtractor`, digested and counted as it passes; stderr kept as text
+/// (download).
 ///
-/// At most `limit` bytes wait for tar: beyond that stdout is left in the channel window, so memory stays flat
-/// whatever the size of the download.
-final class LocalTarOutput: CommandOutput {
+/// At most `limit` bytes wait for the extraction: beyond that stdout is left in the channel window, so memory stays
+/// flat whatever the size of the download.
+final class ExtractionOutput: CommandOutput {
     static let limit = 1 << 20
 
-    private let tar: LocalTar
+    private let extractor: PulledArchiveExtractor
     private var pending = [UInt8]()
     private var pendingStart = 0
     private let digest = SHA256Digest()
     private let fault: ((inout [UInt8]) -> Void)?
-    private var tarStoppedReading = false
+    private var extractionStoppedReading = false
     /// Bytes of the stream received so far.
     private(set) var byteCount: Int64 = 0
     /// What the host printed on stderr (capped).
@@ -29,8 +30,8 @@ final class LocalTarOutput: CommandOutput {
     /// Whether stderr is still searched for the plan line (only the parts of a download that may be split).
     private var awaitsPlan: Bool
 
-    init(tar: LocalTar, fault: ((inout [UInt8]) -> Void)? = nil, awaitsPlan: Bool = false) {
-        self.tar = tar
+    init(extractor tar: PulledArchiveExtractor, fault: ((inout [UInt8]) -> Void)? = nil, awaitsPlan: Bool = false) {
+        self.extractor = tar
         self.fault = fault
         self.awaitsPlan = awaitsPlan
     }
@@ -50,12 +51,12 @@ final class LocalTarOutput: CommandOutput {
     private func take(_ bytes: UnsafeRawBufferPointer) throws {
         digest.update(bytes)
         byteCount += Int64(bytes.count)
-        guard !tarStoppedReading else { return }
+        guard !extractionStoppedReading else { return }
         var offset = 0
         if pendingStart == pending.count {
             offset = try write(bytes)
         }
-        if offset < bytes.count && !tarStoppedReading {
+        if offset < bytes.count && !extractionStoppedReading {
             pending.append(contentsOf: bytes[offset...])
         }
     }
@@ -86,13 +87,13 @@ final class LocalTarOutput: CommandOutput {
         return sent > 0
     }
 
-    /// A tar that stops reading may simply have reached the archive's end-of-file blocks (the rest is padding):
-    /// the stream is still digested to the end, and tar's exit status says whether it really failed.
+    /// An extraction that stops reading may simply have reached the archive's end-of-file blocks (the rest is
+    /// padding): the stream is still digested to the end, and the extraction's ending says whether it failed.
     private func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
         do {
-            return try tar.write(bytes)
+            return try extractor.write(bytes)
         } catch is LocalTarFailure {
-            tarStoppedReading = true
+            extractionStoppedReading = true
             pending.removeAll()
             pendingStart = 0
             return bytes.count
@@ -102,7 +103,7 @@ final class LocalTarOutput: CommandOutput {
     var hasPending: Bool { pendingStart < pending.count }
 
     var waitDescriptor: pollfd? {
-        hasPending ? pollfd(fd: tar.descriptor, events: Int16(POLLOUT), revents: 0) : nil
+        hasPending ? pollfd(fd: extractor.descriptor, events: Int16(POLLOUT), revents: 0) : nil
     }
 
     /// Pushes everything still buffered into tar, waiting on it (at most until `deadline`).
@@ -110,7 +111,7 @@ final class LocalTarOutput: CommandOutput {
         while hasPending {
             if try !flush() {
                 if deadline.hasPassed { return false }
-                var entry = pollfd(fd: tar.descriptor, events: Int16(POLLOUT), revents: 0)
+                var entry = pollfd(fd: extractor.descriptor, events: Int16(POLLOUT), revents: 0)
                 _ = poll(&entry, 1, 100)
             }
         }

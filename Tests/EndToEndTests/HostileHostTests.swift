@@ -1,0 +1,159 @@
+import Foundation
+import PipeTestSupport
+import XCTest
+
+/// A hostile Mac: a login of its own (what it plants cannot reach the other hosts' account) and a `tar` that
+/// answers a pull-back with an archive no honest tar makes. Whatever it sends, nothing lands outside the run's
+/// folder, the layer ends `infrastructure` naming the host and the member, and the retry goes to another host.
+final class HostileHostTests: EmulatedHostTestCase {
+    private var hostile: EmulatedMacHost!
+    private var hostileState: TemporaryDirectory!
+    private var tools: TemporaryDirectory!
+    /// Where an escaping member would land if it could.
+    private let target = URL(fileURLWithPath: "/tmp/pipe-hostile-target")
+
+    private var modeFile: URL { hostileState.url.appendingPathComponent("hostile-mode") }
+
+    private let pipeline = EmulatedHostTestCase.oneLogicLayerPipeline
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        hostileState = try TemporaryDirectory(prefix: "pipe-e2e-hostile")
+        tools = try TemporaryDirectory(prefix: "pipe-e2e-hostile-tools")
+        let tar = tools.appending("tar")
+        try Self.hostileTar(modeFile: modeFile).write(to: tar, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tar.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tools.url.path)
+        hostile = try EmulatedMacHost(
+            name: "mac-evil", stateDirectory: hostileState.url, user: getuid() == 0 ? "pipe-hostile" : nil,
+            tools: tools.url)
+        var config = try hostile.readConfig()
+        config["mode"] = Self.hostMode
+        try hostile.writeConfig(config)
+        try? FileManager.default.removeItem(at: target)
+        try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+    }
+
+    override func tearDown() {
+        hostile?.stop()
+        hostileState?.remove()
+        tools?.remove()
+        try? FileManager.default.removeItem(at: target)
+        super.tearDown()
+    }
+
+    /// A project whose hosts file lists the hostile host first, then the honest one.
+    private func makeHostileProject() throws -> PipeProject {
+        let project = try makeProject(pipeline: pipeline)
+        try project.writeHostsFile(hostile.hostsFileEntry() + host.hostsFileEntry())
+        return project
+    }
+
+    private func plant(_ mode: String) throws {
+        try mode.write(to: modeFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: modeFile.path)
+    }
+
+    func testADeviceNodeInAPulledBackBundleIsRefusedAndTheRetryGoesToAnotherHost() throws {
+        let project = try makeHostileProject()
+        try plant("device")
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertTrue(result.combined.contains("host mac-evil"), result.combined)
+        XCTAssertTrue(result.combined.contains("which was refused: it holds a device node `"), result.combined)
+        XCTAssertTrue(result.combined.contains(".xcresult/mem`; nothing of that item was kept"), result.combined)
+        XCTAssertTrue(result.combined.contains("moved the run from mac-evil to mac-1"), result.combined)
+        XCTAssertEqual(result.exitCode, 0, "the retry on the honest host passes:\n\(result.combined)")
+        let record = try runRecord(project)
+        let attempts = try XCTUnwrap((record["layers"] as? [[String: Any]])?.first?["attempts"] as? [[String: Any]])
+        XCTAssertEqual(attempts.map { $0["outcome"] as? String }, ["infrastructure", "passed"])
+        XCTAssertEqual(attempts.compactMap { ($0["facts"] as? [String: String])?["host"] }, ["mac-evil", "mac-1"])
+        try assertNothingKeptOfTheRefusedBundle(project)
+    }
+
+    func testALinkThatLeadsOutCannotCarryAFileOutOfTheRunFolder() throws {
+        let project = try makeProject(pipeline: pipeline)
+        try project.writeHostsFile(hostile.hostsFileEntry())
+        try plant("escape")
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(result.exitCode, 3, result.combined)
+        XCTAssertTrue(result.combined.contains("host mac-evil"), result.combined)
+        XCTAssertTrue(result.combined.contains("would be written through `"), result.combined)
+        XCTAssertTrue(
+            result.combined.contains("a retry never goes back to mac-evil after it sent what Pipe refuses"),
+            result.combined)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: target.path), [], "a file escaped")
+        try assertNothingKeptOfTheRefusedBundle(project)
+    }
+
+    func testSetuidBitsAndOwnersFromTheHostAreDropped() throws {
+        let project = try makeProject(pipeline: pipeline)
+        try project.writeHostsFile(hostile.hostsFileEntry())
+        try plant("setuid")
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(result.exitCode, 0, result.combined)
+        let runFolder = try XCTUnwrap(project.runFolders().last)
+        let bundles = try FileManager.default.contentsOfDirectory(
+            atPath: runFolder.appendingPathComponent("logic").path
+        )
+        .filter { $0.hasSuffix(".xcresult") }
+        let tool = runFolder.appendingPathComponent("logic/\(try XCTUnwrap(bundles.first))/tool")
+        var info = stat()
+        XCTAssertEqual(lstat(tool.path, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o7000, 0, "setuid, setgid or sticky kept")
+        XCTAssertEqual(info.st_uid, getuid(), "the owner came from the archive")
+    }
+
+    private func runRecord(_ project: PipeProject) throws -> [String: Any] {
+        let runFolder = try XCTUnwrap(project.runFolders().last)
+        let data = try Data(contentsOf: runFolder.appendingPathComponent("summary.json"))
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// The refused attempt's folder holds its log and exit code, but no bundle and no staging folder.
+    private func assertNothingKeptOfTheRefusedBundle(
+        _ project: PipeProject, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let runFolder = try XCTUnwrap(project.runFolders().last, file: file, line: line)
+        let names = try FileManager.default.contentsOfDirectory(atPath: runFolder.appendingPathComponent("logic").path)
+        XCTAssertFalse(names.contains { $0.hasSuffix(".xcresult") }, "\(names)", file: file, line: line)
+        XCTAssertFalse(names.contains { $0.hasPrefix(".pipe-partial") }, "\(names)", file: file, line: line)
+        XCTAssertTrue(names.contains("xcodebuild.log"), "\(names)", file: file, line: line)
+    }
+
+    /// A `tar` that, while `modeFile` names a payload, answers `tar -cf - -C <parent> ./<item>` with a hostile
+    /// archive of that item (built header by header by Python's tarfile, never with mknod); bsdtar otherwise.
+    private static func hostileTar(modeFile: URL) -> String {
+        """
+        #!/usr/bin/python3
+        import io, os, sys, tarfile
+        args = sys.argv[1:]
+        try:
+            mode = open(\(pythonQuoted(modeFile.path))).read().strip()
+        except OSError:
+            mode = ""
+        if not mode or not args or not args[0].startswith("-c") or "-C" not in args:
+            os.execv("/usr/bin/bsdtar", ["tar"] + args)
+        item = args[-1][2:] if args[-1].startswith("./") else args[-1]
+        out = tarfile.open(fileobj=sys.stdout.buffer, mode="w|", format=tarfile.PAX_FORMAT)
+        def add(name, kind, data=b"", mode=0o644, link=""):
+            info = tarfile.TarInfo("./" + item + ("/" + name if name else ""))
+            info.type, info.mode, info.linkname, info.size = kind, mode, link, len(data)
+            info.uid, info.gid, info.devmajor, info.devminor = 0, 0, 1, 1
+            out.addfile(info, io.BytesIO(data) if data else None)
+        add("", tarfile.DIRTYPE, mode=0o777)
+        add("Info.plist", tarfile.REGTYPE, b"<plist/>")
+        if mode == "device":
+            add("mem", tarfile.CHRTYPE)
+        elif mode == "escape":
+            add("p", tarfile.SYMTYPE, link="../" * 30 + "tmp/pipe-hostile-target")
+            add("p/planted", tarfile.REGTYPE, b"owned")
+        elif mode == "setuid":
+            add("tool", tarfile.REGTYPE, b"#!/bin/sh\\n", mode=0o6755)
+        out.close()
+        """
+    }
+
+    private static func pythonQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+}
