@@ -163,7 +163,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         // The summary is read on the host while the bundle streams back: one wait, not three round trips.
         let pulled = context.host.pullBack(
             bundle.path, into: context.localArtifacts, cancellation: context.cancellation, alongside: summaryCommand,
-            commandTimeoutSeconds: 120)
+            commandTimeoutSeconds: 120, limitBytes: context.layer.artifactLimitBytes)
         if pulled.missing {
             evidence.append("no result bundle was written at \(bundle.path)")
             return ([], nil, nil)

@@ -81,6 +81,13 @@ public enum SimctlListParser {
 
 extension SimctlListParser {
     /// The part of the JSON listing Pipe reads; everything else (`devicetypes`, `pairs`, paths, sizes) is ignored.
+    /// ASCII letters, digits and dashes, starting with a letter or digit (so never an option), at most 64: every
+    /// UDID `simctl` writes is a UUID.
+    public static func isPlainUDID(_ text: String) -> Bool {
+        guard let first = text.unicodeScalars.first, text.unicodeScalars.count <= 64, first != "-" else { return false }
+        return text.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-") }
+    }
+
     struct Listing: Decodable {
         var devices: [String: [Device]]
         var runtimes: [Runtime]?
@@ -98,10 +105,15 @@ extension SimctlListParser {
 
         func simulator(runtime: SimulatorRuntimeKey) -> Simulator {
             let legacyUnavailable = availability.map { $0.hasPrefix("(unavailable") }
-            let available = isAvailable ?? legacyUnavailable.map { !$0 } ?? true
+            var available = isAvailable ?? legacyUnavailable.map { !$0 } ?? true
             var reason = availabilityError.flatMap { $0.isEmpty ? nil : $0 }
             if reason == nil, !available, let availability {
                 reason = SimctlListParser.unavailableReason(availability)
+            }
+            // The UDID reaches commands on the host: one that could be read as anything else is never chosen.
+            if !SimctlListParser.isPlainUDID(udid) {
+                available = false
+                reason = "its UDID is not plain letters, digits and dashes, so Pipe never uses it"
             }
             return Simulator(
                 udid: udid, name: name, runtimeIdentifier: runtime.identifier, runtimeName: runtime.name,

@@ -53,7 +53,9 @@ struct TextListingReader {
                 key.identifier = identifier
             }
             let reason: String? =
-                device.unavailableReason ?? (device.header.runtimeUnavailable ? "runtime unavailable" : nil)
+                SimctlListParser.isPlainUDID(device.udid)
+                ? device.unavailableReason ?? (device.header.runtimeUnavailable ? "runtime unavailable" : nil)
+                : "its UDID is not plain letters, digits and dashes, so Pipe never uses it"
             let simulator = Simulator(
                 udid: device.udid, name: device.name, runtimeIdentifier: key.identifier, runtimeName: key.name,
                 platform: key.platform, runtimeVersion: key.version, state: device.state,

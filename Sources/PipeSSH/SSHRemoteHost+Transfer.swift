@@ -85,8 +85,8 @@ extension SSHRemoteHost {
         var missing = false
         var beside: Result<CapturedOutput, Error>?
         return try download(
-            remotePath, into: localParent, cancellation: cancellation, alongside: nil, missing: &missing,
-            beside: &beside)
+            remotePath, into: localParent, cancellation: cancellation, alongside: nil, limitBytes: pullBackByteLimit,
+            missing: &missing, beside: &beside)
     }
 
     /// `download`, with `command` run on a second channel of the same session while the stream arrives (one loop
@@ -94,15 +94,15 @@ extension SSHRemoteHost {
     /// the separate check that the item exists: the download's own `pipe-missing` answer says so.
     public func pullBack(
         _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
-        commandTimeoutSeconds: Double
+        commandTimeoutSeconds: Double, limitBytes: Int64
     ) -> PullBackResult {
         var missing = false
         var beside: Result<CapturedOutput, Error>?
         let side = command.map { (line: $0, timeoutSeconds: commandTimeoutSeconds) }
         let transfer = Result {
             try download(
-                remotePath, into: localParent, cancellation: cancellation, alongside: side, missing: &missing,
-                beside: &beside)
+                remotePath, into: localParent, cancellation: cancellation, alongside: side,
+                limitBytes: min(limitBytes, pullBackByteLimit), missing: &missing, beside: &beside)
         }
         if beside == nil, let command {
             // The download stopped before the command could run beside it.
@@ -113,7 +113,7 @@ extension SSHRemoteHost {
 
     private func download(
         _ remotePath: String, into localParent: URL, cancellation: CancellationToken,
-        alongside side: (line: String, timeoutSeconds: Double)?, missing: inout Bool,
+        alongside side: (line: String, timeoutSeconds: Double)?, limitBytes: Int64, missing: inout Bool,
         beside: inout Result<CapturedOutput, Error>?
     ) throws -> TransferSummary {
         let started = MonotonicClock.seconds()
@@ -128,6 +128,7 @@ extension SSHRemoteHost {
                 "\(what) stopped before it began: \(destination.path) already exists, and Pipe never overwrites a "
                     + "pulled-back item")
         }
+        let limit = try Self.extractionLimit(limitBytes, in: localParent, host: name, what: what)
         let staging = localParent.appendingPathComponent(".pipe-partial-\(itemName)-\(UUID().uuidString.prefix(8))")
         do {
             try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
@@ -140,7 +141,7 @@ extension SSHRemoteHost {
 
         let source = DownloadSource(
             path: remotePath, parent: remoteParent, item: itemName, staging: staging, what: what,
-            splitMinimumBytes: splitDownloadMinimumBytes)
+            splitMinimumBytes: splitDownloadMinimumBytes, limit: limit)
         let openSecond = secondSessionForDownloads
         // The command beside starts first: for a result bundle it is the longer of the two on the host
         // (`xcresulttool` reads the whole bundle, while tar sends a small one in a few milliseconds), so the
@@ -243,6 +244,41 @@ extension SSHRemoteHost {
         var what: String
         /// `splitDownloadMinimumBytes` of the host that started the download: both parts must plan with it.
         var splitMinimumBytes: Int64
+        /// The most the item's files may hold, and why that much.
+        var limit: ExtractionLimit
+    }
+
+    /// What a pull-back may extract: the layer's artifact limit, or less when the coordinator's disk holds less.
+    struct ExtractionLimit: Sendable {
+        var bytes: Int64
+        var reason: String
+    }
+
+    /// Free space the coordinator keeps for its own records whatever a pull-back brings.
+    static let reservedLocalBytes: Int64 = 256 << 20
+
+    /// The limit for a pull-back into `folder`, checked against the free space there before anything starts.
+    static func extractionLimit(_ limitBytes: Int64, in folder: URL, host: String, what: String) throws
+        -> ExtractionLimit
+    {
+        var info = statvfs()
+        guard statvfs(folder.path, &info) == 0 else {
+            return ExtractionLimit(bytes: limitBytes, reason: "the artifact limit (`artifact-limit`)")
+        }
+        let free = Int64(info.f_bavail) * Int64(info.f_frsize)
+        guard free > reservedLocalBytes else {
+            throw RemoteError(
+                .commandFailed, host: host,
+                "\(what) did not start: the coordinator's disk has only \(free / (1 << 20)) MiB free at \(folder.path), "
+                    + "less than the \(reservedLocalBytes / (1 << 20)) MiB Pipe keeps for its records; free space there"
+            )
+        }
+        if free - reservedLocalBytes < limitBytes {
+            return ExtractionLimit(
+                bytes: free - reservedLocalBytes,
+                reason: "the coordinator's free space at \(folder.path) less \(reservedLocalBytes / (1 << 20)) MiB")
+        }
+        return ExtractionLimit(bytes: limitBytes, reason: "the artifact limit (`artifact-limit`)")
     }
 
     /// One tar stream of a download on its way into the staging folder: the host's command and its extraction.
@@ -280,7 +316,7 @@ extension SSHRemoteHost {
     /// Starts the extraction, then `RemoteScript.archiveDownload` for `part` (0: the whole item).
     func startDownloadStream(_ source: DownloadSource, part: Int) throws -> DownloadStream {
         let tar = try localTar {
-            try PulledArchiveExtractor(into: source.staging, item: source.item, maximumBytes: pullBackByteLimit)
+            try PulledArchiveExtractor(into: source.staging, item: source.item, maximumBytes: source.limit.bytes)
         }
         let line = RemoteScript.commandLine(
             script: RemoteScript.archiveDownload, name: "pipe-download",
@@ -418,8 +454,8 @@ extension SSHRemoteHost {
     /// stay within the limit each kept on its own.
     private func checkExtracted(_ received: [ReceivedStream], source: DownloadSource) throws {
         let total = received.reduce(0) { $0 + $1.extractedBytes }
-        guard total <= pullBackByteLimit else {
-            throw refusal("it is larger than the artifact limit of \(pullBackByteLimit) bytes", of: source)
+        guard total <= source.limit.bytes else {
+            throw refusal("it holds more than \(source.limit.bytes) bytes, \(source.limit.reason)", of: source)
         }
         let links = received.flatMap(\.links)
         if let escape = SymlinkContainment.firstEscape(among: links, in: source.staging) {

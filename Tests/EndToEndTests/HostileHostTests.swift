@@ -23,6 +23,9 @@ final class HostileHostTests: EmulatedHostTestCase {
         let tar = tools.appending("tar")
         try Self.hostileTar(modeFile: modeFile).write(to: tar, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tar.path)
+        let xcrun = tools.appending("xcrun")
+        try Self.hostileXcrun(modeFile: modeFile).write(to: xcrun, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: xcrun.path)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tools.url.path)
         hostile = try EmulatedMacHost(
             name: "mac-evil", stateDirectory: hostileState.url, user: getuid() == 0 ? "pipe-hostile" : nil,
@@ -103,6 +106,22 @@ final class HostileHostTests: EmulatedHostTestCase {
         XCTAssertEqual(info.st_uid, getuid(), "the owner came from the archive")
     }
 
+    func testASimulatorListingThatNeverEndsIsStoppedAtItsLimit() throws {
+        let project = try makeProject(pipeline: pipeline)
+        try project.writeHostsFile(hostile.hostsFileEntry())
+        try plant("endless-simctl")
+        let started = Date()
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(result.exitCode, 3, result.combined)
+        XCTAssertTrue(result.combined.contains("host mac-evil"), result.combined)
+        XCTAssertTrue(
+            result.combined.contains("printed more than 67108864 bytes on stdout for a command Pipe ran for itself"),
+            result.combined)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 60, "the endless listing was not stopped")
+        let leftover = try hostile.inspect("ps -A -o command")
+        XCTAssertFalse(leftover.stdout.contains("pipe-endless"), "the endless command still runs:\n\(leftover.stdout)")
+    }
+
     private func runRecord(_ project: PipeProject) throws -> [String: Any] {
         let runFolder = try XCTUnwrap(project.runFolders().last)
         let data = try Data(contentsOf: runFolder.appendingPathComponent("summary.json"))
@@ -150,6 +169,20 @@ final class HostileHostTests: EmulatedHostTestCase {
         elif mode == "setuid":
             add("tool", tarfile.REGTYPE, b"#!/bin/sh\\n", mode=0o6755)
         out.close()
+        """
+    }
+
+    /// An `xcrun` whose `simctl list`, while `modeFile` says `endless-simctl`, prints without end; the emulator's
+    /// own otherwise.
+    private static func hostileXcrun(modeFile: URL) -> String {
+        """
+        #!/bin/sh
+        if [ "$(cat \(modeFile.path) 2>/dev/null)" = endless-simctl ] && [ "$1" = simctl ] && [ "$2" = list ]; then
+            exec /usr/bin/python3 -c 'import sys
+        line = b"{" * 65536
+        while True: sys.stdout.buffer.write(line)' pipe-endless
+        fi
+        exec "${0%/*}/pipe-mac-emulator" xcrun "$@"
         """
     }
 

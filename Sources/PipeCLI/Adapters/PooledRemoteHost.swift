@@ -64,12 +64,12 @@ final class PooledRemoteHost: RemoteHost {
     /// Never the first command of a run's connection (it reports failures in its result, not by throwing).
     func pullBack(
         _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
-        commandTimeoutSeconds: Double
+        commandTimeoutSeconds: Double, limitBytes: Int64
     ) -> PullBackResult {
         replacement = nil
         return remote.pullBack(
             remotePath, into: localParent, cancellation: cancellation, alongside: command,
-            commandTimeoutSeconds: commandTimeoutSeconds)
+            commandTimeoutSeconds: commandTimeoutSeconds, limitBytes: limitBytes)
     }
 
     /// The first command of a run's connection (the run's set-up): it reports failures in its result, so a reused

@@ -212,10 +212,15 @@ public final class LiveRenderer: EventSink {
     /// Raw output, whole lines at a time, each named by its layer while another layer runs.
     private func raw(_ text: String, layer: String) {
         var lines = (partialOutput[layer] ?? "") + text
-        guard let lastNewline = lines.lastIndex(of: "\n") else {
-            partialOutput[layer] = lines
-            return
+        if lines.lastIndex(of: "\n") == nil {
+            // A line that never ends is shown in pieces rather than held without bound.
+            guard lines.utf8.count > Self.longestHeldLineBytes else {
+                partialOutput[layer] = lines
+                return
+            }
+            lines += "\n"
         }
+        guard let lastNewline = lines.lastIndex(of: "\n") else { return }
         partialOutput[layer] = String(lines[lines.index(after: lastNewline)...])
         lines = String(lines[...lastNewline])
         clearProgress()
@@ -237,6 +242,9 @@ public final class LiveRenderer: EventSink {
         write("\r\u{1B}[2K")
         progressShown = false
     }
+
+    /// The most of an unfinished output line held back for its end.
+    static let longestHeldLineBytes = 64 * 1024
 
     static func mark(for outcome: LayerOutcome) -> String {
         switch outcome {

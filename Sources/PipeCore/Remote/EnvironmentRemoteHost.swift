@@ -47,11 +47,11 @@ public final class EnvironmentRemoteHost: RemoteHost {
 
     public func pullBack(
         _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
-        commandTimeoutSeconds: Double
+        commandTimeoutSeconds: Double, limitBytes: Int64
     ) -> PullBackResult {
         base.pullBack(
             remotePath, into: localParent, cancellation: cancellation, alongside: command.map { prefix + $0 },
-            commandTimeoutSeconds: commandTimeoutSeconds)
+            commandTimeoutSeconds: commandTimeoutSeconds, limitBytes: limitBytes)
     }
 
     public func captureTogether(_ commands: [String], timeoutSeconds: Double, syncing sync: WorkspaceSyncRequest?)

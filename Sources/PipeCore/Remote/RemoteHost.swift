@@ -36,10 +36,11 @@ public protocol RemoteHost: AnyObject {
 
     /// `download`s `remotePath` while running `command` (a short one, as with `capture`) on the host at the same
     /// time — a result bundle streaming back while its summary is read — so the two cost one wait, not two.
+    /// An item whose files hold more than `limitBytes` is refused (`RemoteError.Kind.refusedContent`).
     /// Never throws: each part reports its own failure.
     func pullBack(
         _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
-        commandTimeoutSeconds: Double
+        commandTimeoutSeconds: Double, limitBytes: Int64
     ) -> PullBackResult
 
     /// Runs short `commands` (as `capture` runs them) and, when given, the workspace `sync` at the same time over
@@ -99,10 +100,20 @@ extension RemoteHost {
             })
     }
 
-    /// One after the other: a check that the item exists, the download, then the command.
+    /// `pullBack` within the default artifact limit.
     public func pullBack(
         _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
         commandTimeoutSeconds: Double
+    ) -> PullBackResult {
+        pullBack(
+            remotePath, into: localParent, cancellation: cancellation, alongside: command,
+            commandTimeoutSeconds: commandTimeoutSeconds, limitBytes: LayerSpec.defaultArtifactLimitBytes)
+    }
+
+    /// One after the other: a check that the item exists, the download, then the command (no limit of its own).
+    public func pullBack(
+        _ remotePath: String, into localParent: URL, cancellation: CancellationToken, alongside command: String?,
+        commandTimeoutSeconds: Double, limitBytes: Int64
     ) -> PullBackResult {
         let quoted = ShellQuote.quote(remotePath)
         let exists = Result { try capture("test -e \(quoted) || test -L \(quoted)", timeoutSeconds: 30) }

@@ -269,7 +269,9 @@ final class PulledArchiveExtractor: @unchecked Sendable {
         writtenBytes += count
         guard writtenBytes <= maximumBytes else {
             throw ExtractionFolder.Refusal(
-                reason: "it is larger than the artifact limit of \(maximumBytes) bytes (at `\(name.display)`)")
+                reason:
+                    "it holds more than \(maximumBytes) bytes, the most this pull-back may bring (at `\(name.display)`)"
+            )
         }
     }
 
