@@ -58,7 +58,8 @@ enum RunsLogsCommand {
         let signals = follow ? SignalCancellation(token: cancellation) : nil
         defer { withExtendedLifetime(signals) {} }
 
-        var printer = Printer(console: session.console)
+        // Into a file the log stays byte for byte; on a terminal the host's escape sequences are shown, not obeyed.
+        var printer = Printer(console: session.console, escapesControlCharacters: isatty(STDOUT_FILENO) != 0)
         var last: Int64 = 0
         var lastOwnerCheck = Date()
         while true {
@@ -98,6 +99,7 @@ enum RunsLogsCommand {
     /// Writes output text as it was recorded, with a header on stderr where a layer's attempt begins.
     private struct Printer {
         let console: Console
+        let escapesControlCharacters: Bool
         var printedNothing = true
         var endsWithNewline = true
 
@@ -107,7 +109,7 @@ enum RunsLogsCommand {
             case "output":
                 guard let text = try? JSONDecoder().decode(OutputPayload.self, from: data).text, !text.isEmpty
                 else { return }
-                console.out(text)
+                console.out(escapesControlCharacters ? Console.escapedForTerminal(text) : text)
                 printedNothing = false
                 endsWithNewline = text.hasSuffix("\n")
             case "layer-started":

@@ -198,9 +198,7 @@ public final class LiveRenderer: EventSink {
         clearProgress()
         let padding = String(repeating: " ", count: indent) + tag(layer)
         // Test names and failure messages come from the host: no escape sequence of theirs reaches the terminal.
-        let text = redactor.redact(text).split(separator: "\n", omittingEmptySubsequences: false).map {
-            DisplayEscaping.escaped(String($0), keepsTabs: true)
-        }.joined(separator: "\n")
+        let text = Console.escapedForTerminal(redactor.redact(text))
         switch (style, clock) {
         case (.terminal, _), (.plain, nil):
             write("\(padding)\(mark) \(text)\n")
