@@ -6,41 +6,22 @@ import XCTest
 /// answers a pull-back with an archive no honest tar makes. Whatever it sends, nothing lands outside the run's
 /// folder, the layer ends `infrastructure` naming the host and the member, and the retry goes to another host.
 final class HostileHostTests: EmulatedHostTestCase {
-    private var hostile: EmulatedMacHost!
-    private var hostileState: TemporaryDirectory!
-    private var tools: TemporaryDirectory!
+    private var evil: HostileMacHost!
+    private var hostile: EmulatedMacHost { evil.host }
     /// Where an escaping member would land if it could.
     private let target = URL(fileURLWithPath: "/tmp/pipe-hostile-target")
-
-    private var modeFile: URL { hostileState.url.appendingPathComponent("hostile-mode") }
 
     private let pipeline = EmulatedHostTestCase.oneLogicLayerPipeline
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        hostileState = try TemporaryDirectory(prefix: "pipe-e2e-hostile")
-        tools = try TemporaryDirectory(prefix: "pipe-e2e-hostile-tools")
-        let tar = tools.appending("tar")
-        try Self.hostileTar(modeFile: modeFile).write(to: tar, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tar.path)
-        let xcrun = tools.appending("xcrun")
-        try Self.hostileXcrun(modeFile: modeFile).write(to: xcrun, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: xcrun.path)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tools.url.path)
-        hostile = try EmulatedMacHost(
-            name: "mac-evil", stateDirectory: hostileState.url, user: getuid() == 0 ? "pipe-hostile" : nil,
-            tools: tools.url)
-        var config = try hostile.readConfig()
-        config["mode"] = Self.hostMode
-        try hostile.writeConfig(config)
+        evil = try HostileMacHost(mode: Self.hostMode)
         try? FileManager.default.removeItem(at: target)
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
     }
 
     override func tearDown() {
-        hostile?.stop()
-        hostileState?.remove()
-        tools?.remove()
+        evil?.stop()
         try? FileManager.default.removeItem(at: target)
         super.tearDown()
     }
@@ -52,10 +33,7 @@ final class HostileHostTests: EmulatedHostTestCase {
         return project
     }
 
-    private func plant(_ mode: String) throws {
-        try mode.write(to: modeFile, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: modeFile.path)
-    }
+    private func plant(_ payload: String) throws { try evil.plant(payload) }
 
     func testADeviceNodeInAPulledBackBundleIsRefusedAndTheRetryGoesToAnotherHost() throws {
         let project = try makeHostileProject()
@@ -137,56 +115,5 @@ final class HostileHostTests: EmulatedHostTestCase {
         XCTAssertFalse(names.contains { $0.hasSuffix(".xcresult") }, "\(names)", file: file, line: line)
         XCTAssertFalse(names.contains { $0.hasPrefix(".pipe-partial") }, "\(names)", file: file, line: line)
         XCTAssertTrue(names.contains("xcodebuild.log"), "\(names)", file: file, line: line)
-    }
-
-    /// A `tar` that, while `modeFile` names a payload, answers `tar -cf - -C <parent> ./<item>` with a hostile
-    /// archive of that item (built header by header by Python's tarfile, never with mknod); bsdtar otherwise.
-    private static func hostileTar(modeFile: URL) -> String {
-        """
-        #!/usr/bin/python3
-        import io, os, sys, tarfile
-        args = sys.argv[1:]
-        try:
-            mode = open(\(pythonQuoted(modeFile.path))).read().strip()
-        except OSError:
-            mode = ""
-        if not mode or not args or not args[0].startswith("-c") or "-C" not in args:
-            os.execv("/usr/bin/bsdtar", ["tar"] + args)
-        item = args[-1][2:] if args[-1].startswith("./") else args[-1]
-        out = tarfile.open(fileobj=sys.stdout.buffer, mode="w|", format=tarfile.PAX_FORMAT)
-        def add(name, kind, data=b"", mode=0o644, link=""):
-            info = tarfile.TarInfo("./" + item + ("/" + name if name else ""))
-            info.type, info.mode, info.linkname, info.size = kind, mode, link, len(data)
-            info.uid, info.gid, info.devmajor, info.devminor = 0, 0, 1, 1
-            out.addfile(info, io.BytesIO(data) if data else None)
-        add("", tarfile.DIRTYPE, mode=0o777)
-        add("Info.plist", tarfile.REGTYPE, b"<plist/>")
-        if mode == "device":
-            add("mem", tarfile.CHRTYPE)
-        elif mode == "escape":
-            add("p", tarfile.SYMTYPE, link="../" * 30 + "tmp/pipe-hostile-target")
-            add("p/planted", tarfile.REGTYPE, b"owned")
-        elif mode == "setuid":
-            add("tool", tarfile.REGTYPE, b"#!/bin/sh\\n", mode=0o6755)
-        out.close()
-        """
-    }
-
-    /// An `xcrun` whose `simctl list`, while `modeFile` says `endless-simctl`, prints without end; the emulator's
-    /// own otherwise.
-    private static func hostileXcrun(modeFile: URL) -> String {
-        """
-        #!/bin/sh
-        if [ "$(cat \(modeFile.path) 2>/dev/null)" = endless-simctl ] && [ "$1" = simctl ] && [ "$2" = list ]; then
-            exec /usr/bin/python3 -c 'import sys
-        line = b"{" * 65536
-        while True: sys.stdout.buffer.write(line)' pipe-endless
-        fi
-        exec "${0%/*}/pipe-mac-emulator" xcrun "$@"
-        """
-    }
-
-    private static func pythonQuoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
     }
 }

@@ -1,0 +1,101 @@
+import Foundation
+import PipeTestSupport
+import XCTest
+
+/// An emulated Mac that sends what no honest Mac sends: a login of its own (what it plants cannot reach the other
+/// hosts' account), and a `tar` and an `xcrun` of its own that answer with the payload named by `plant(_:)`:
+/// `device`, `escape` and `setuid` archives for a pull-back, an `endless-simctl` listing.
+final class HostileMacHost {
+    let host: EmulatedMacHost
+    private let state: TemporaryDirectory
+    private let tools: TemporaryDirectory
+    private var modeFile: URL { state.url.appendingPathComponent("hostile-mode") }
+
+    init(name: String = "mac-evil", mode: String) throws {
+        state = try TemporaryDirectory(prefix: "pipe-e2e-hostile")
+        tools = try TemporaryDirectory(prefix: "pipe-e2e-hostile-tools")
+        let modeFile = state.url.appendingPathComponent("hostile-mode")
+        for (name, text) in [
+            ("tar", Self.hostileTar(modeFile: modeFile)), ("xcrun", Self.hostileXcrun(modeFile: modeFile)),
+        ] {
+            let url = tools.appending(name)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tools.url.path)
+        do {
+            host = try EmulatedMacHost(
+                name: name, stateDirectory: state.url, user: getuid() == 0 ? "pipe-hostile" : nil, tools: tools.url)
+            var config = try host.readConfig()
+            config["mode"] = mode
+            try host.writeConfig(config)
+        } catch {
+            state.remove()
+            tools.remove()
+            throw error
+        }
+    }
+
+    /// From now on the host's tools answer with `payload`.
+    func plant(_ payload: String) throws {
+        try payload.write(to: modeFile, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: modeFile.path)
+    }
+
+    func stop() {
+        host.stop()
+        state.remove()
+        tools.remove()
+    }
+
+    /// A `tar` that, while `modeFile` names a payload, answers `tar -cf - -C <parent> ./<item>` with a hostile
+    /// archive of that item (built header by header by Python's tarfile, never with mknod); bsdtar otherwise.
+    private static func hostileTar(modeFile: URL) -> String {
+        """
+        #!/usr/bin/python3
+        import io, os, sys, tarfile
+        args = sys.argv[1:]
+        try:
+            mode = open(\(pythonQuoted(modeFile.path))).read().strip()
+        except OSError:
+            mode = ""
+        if not mode or not args or not args[0].startswith("-c") or "-C" not in args:
+            os.execv("/usr/bin/bsdtar", ["tar"] + args)
+        item = args[-1][2:] if args[-1].startswith("./") else args[-1]
+        out = tarfile.open(fileobj=sys.stdout.buffer, mode="w|", format=tarfile.PAX_FORMAT)
+        def add(name, kind, data=b"", mode=0o644, link=""):
+            info = tarfile.TarInfo("./" + item + ("/" + name if name else ""))
+            info.type, info.mode, info.linkname, info.size = kind, mode, link, len(data)
+            info.uid, info.gid, info.devmajor, info.devminor = 0, 0, 1, 1
+            out.addfile(info, io.BytesIO(data) if data else None)
+        add("", tarfile.DIRTYPE, mode=0o777)
+        add("Info.plist", tarfile.REGTYPE, b"<plist/>")
+        if mode == "device":
+            add("mem", tarfile.CHRTYPE)
+        elif mode == "escape":
+            add("p", tarfile.SYMTYPE, link="../" * 30 + "tmp/pipe-hostile-target")
+            add("p/planted", tarfile.REGTYPE, b"owned")
+        elif mode == "setuid":
+            add("tool", tarfile.REGTYPE, b"#!/bin/sh\\n", mode=0o6755)
+        out.close()
+        """
+    }
+
+    /// An `xcrun` whose `simctl list`, while `modeFile` says `endless-simctl`, prints without end; the emulator's
+    /// own otherwise.
+    private static func hostileXcrun(modeFile: URL) -> String {
+        """
+        #!/bin/sh
+        if [ "$(cat \(modeFile.path) 2>/dev/null)" = endless-simctl ] && [ "$1" = simctl ] && [ "$2" = list ]; then
+            exec /usr/bin/python3 -c 'import sys
+        line = b"{" * 65536
+        while True: sys.stdout.buffer.write(line)' pipe-endless
+        fi
+        exec "${0%/*}/pipe-mac-emulator" xcrun "$@"
+        """
+    }
+
+    private static func pythonQuoted(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+}
