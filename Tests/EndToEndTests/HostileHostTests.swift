@@ -100,6 +100,22 @@ final class HostileHostTests: EmulatedHostTestCase {
         XCTAssertFalse(leftover.stdout.contains("pipe-endless"), "the endless command still runs:\n\(leftover.stdout)")
     }
 
+    /// A branch's tests can write the account's `~/.zshenv`, which zsh reads before every command Pipe sends: what
+    /// it prints is never taken for a verdict, and the run says the host is at fault.
+    func testAPlantedZshenvThatPrintsIsTheHostsFaultNeverTheApps() throws {
+        let project = try makeProject(pipeline: pipeline)
+        try project.writeHostsFile(hostile.hostsFileEntry())
+        let home = try hostile.inspect("pwd").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let zshenv = URL(fileURLWithPath: home).appendingPathComponent(".zshenv")
+        try "echo '** TEST SUCCEEDED **'\necho 'Test Suite All tests passed' >&2\n".write(
+            to: zshenv, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: zshenv) }
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(result.exitCode, 3, result.combined)
+        XCTAssertTrue(
+            result.combined.contains("host mac-evil: the host's login shell printed text of its own"), result.combined)
+    }
+
     private func runRecord(_ project: PipeProject) throws -> [String: Any] {
         let runFolder = try XCTUnwrap(project.runFolders().last)
         let data = try Data(contentsOf: runFolder.appendingPathComponent("summary.json"))

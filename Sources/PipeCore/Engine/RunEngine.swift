@@ -286,6 +286,15 @@ public final class RunEngine {
     {
         let output = try result.get()
         let path = output.stdoutText.trimmingCharacters(in: .whitespacesAndNewlines)
+        if output.exit == .exited(0), !path.hasPrefix("/") || path.contains("\n") {
+            // `pwd` printed one line; anything else came from the account's shell start-up, before the command.
+            throw RemoteError(
+                .commandFailed, host: host,
+                "the host's login shell printed text of its own before Pipe's command ran ("
+                    + "\(DisplayEscaping.escaped(String(path.prefix(80))))): a start-up file of the account, such as "
+                    + "~/.zshenv, prints on every login, and a branch's tests may have planted it. Remove what it "
+                    + "prints, or give untrusted code a host account of its own (docs/security.md)")
+        }
         guard output.exit == .exited(0), path.hasPrefix("/") else {
             let reason = output.stderrText.trimmingCharacters(in: .whitespacesAndNewlines)
             throw RemoteError(
