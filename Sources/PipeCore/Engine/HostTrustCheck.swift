@@ -47,11 +47,12 @@ public enum HostTrustCheck {
     private static func advice(for code: CodeTrust, hosts: [HostConfig]) -> String {
         let levels = code.level.hostLevelsRunningIt
         let fitting = hosts.filter { $0.trust.hostRuns(code.level) }.map(\.name)
-        let kinds = levels.map { "`\($0.rawValue)`" }.joined(separator: " or ")
         var advice =
             fitting.isEmpty
-            ? "no host of the hosts file runs it; add one with `trust:` \(kinds) to the hosts file"
-            : "choose a host whose trust is \(kinds) (\(fitting.joined(separator: ", ")))"
+            ? "no host of the hosts file runs it; add one with "
+                + levels.map { "`trust: \($0.rawValue)`" }.joined(separator: " or ") + " to the hosts file"
+            : "choose a host whose trust is " + levels.map { "`\($0.rawValue)`" }.joined(separator: " or ")
+                + " (\(fitting.joined(separator: ", ")))"
         switch code.level {
         case .trusted: advice += ", or run a commit reachable from a ref that project.yml's `trusted-refs:` lists"
         case .untrusted: advice += "; untrusted code never runs on a host that runs the project's own code"
