@@ -74,6 +74,28 @@ final class HostTrustEndToEndTests: EmulatedHostTestCase {
         XCTAssertFalse(host.sshdLog().contains("Accepted publickey"), "the untrusted host was never logged in to")
     }
 
+    /// A layer whose host is gone is retried on another host of the pool only where that host may run the code.
+    func testARetryNeverMovesTheRunToAHostOfAnotherLevel() throws {
+        let project = try makeProject(
+            pipeline: """
+                repository: {workspace: examples/reader-app}
+                simulator: {device: iPhone 15}
+                retry: {infrastructure: 1, backoff: 0}
+                layers: {logic: {plugin: xcodebuild-test, scheme: Reader, only-testing: [ReaderTests/ReadingIDTests]}}
+                """)
+        let second = try addSecondHost(to: project)
+        try project.writeHostsFile(
+            entry(host, trust: "trusted") + entry(second, trust: "untrusted", extra: "    work-dir: pipe-work-mac-2\n"))
+        try makeFirstTest(of: "ReadingIDTests", take: 4, in: project)
+        let pipe = try BackgroundPipe(["run", "app-intents"], in: project)
+        waitUntilTestsRun(in: project, layer: "logic")
+        try dropConnections(alsoTheListener: true)
+        let ended = pipe.wait(timeout: 90)
+        XCTAssertEqual(ended.exitCode, 3, "no host may take the retry:\n\(ended.combined)")
+        XCTAssertFalse(ended.stdout.contains("moved the run"), ended.stdout)
+        XCTAssertFalse(second.sshdLog().contains("Accepted publickey"), "the untrusted host was never logged in to")
+    }
+
     /// A repository a parameter chose is a source the project does not name: its code runs on untrusted hosts only.
     func testCodeFromARepositoryAParameterChoseIsUntrusted() throws {
         let project = try makeProject(
