@@ -72,6 +72,9 @@ final class HostTrustEndToEndTests: EmulatedHostTestCase {
         let record = try project.lastRecord()
         XCTAssertEqual((record["host"] as? [String: Any])?["name"] as? String, "mac-2")
         XCTAssertFalse(host.sshdLog().contains("Accepted publickey"), "the untrusted host was never logged in to")
+        let listed = try project.pipe(["hosts", "list", "--json"])
+        let hosts = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]])
+        XCTAssertEqual(hosts.map { $0["trust"] as? String }, ["untrusted", "trusted"])
     }
 
     /// A layer whose host is gone is retried on another host of the pool only where that host may run the code.
