@@ -41,6 +41,8 @@ final class HostTrustEndToEndTests: EmulatedHostTestCase {
         let code = try XCTUnwrap(code(of: try project.lastRecord()))
         XCTAssertEqual(code["level"] as? String, "release")
         XCTAssertTrue((code["reason"] as? String ?? "").hasSuffix("is reachable from refs/heads/main"), "\(code)")
+        let shown = try project.pipe(["runs", "show", "last"])
+        XCTAssertTrue(shown.stdout.contains("release: commit "), shown.combined)
     }
 
     func testABranchThatIsNotProtectedIsRefusedByAReleaseHost() throws {
