@@ -14,4 +14,6 @@ public struct CheckoutResult: Sendable, Equatable {
     public let mirrorUpdate: GitMirrorUpdate
     /// How long writing the work tree took.
     public let checkoutSeconds: Double
+    /// The first of the `trustedRefs` asked about that the commit is reachable from; `nil` when none is.
+    public let protectedRef: String?
 }

@@ -18,18 +18,22 @@ public enum GitCheckout {
     ///     repository clones it there, later runs only fetch what changed.
     ///   - cancellation: checked while waiting for another run's lock on the same mirror, during the transfer,
     ///     and between steps.
+    ///   - trustedRefs: the project's protected refs; the result names the first one the commit is reachable from,
+    ///     asked of the same mirror state the commit was resolved in.
     ///
     /// Only **committed** content is checked out: uncommitted or untracked changes in a local repository's work
     /// tree are not included, because a run verifies a commit that others can check out again by its SHA.
     /// Submodules are not checked out.
     public static func checkout(
         repository: String, ref: String, into workTree: URL, mirrorsFolder: URL,
-        cancellation: CancellationToken? = nil
+        cancellation: CancellationToken? = nil, trustedRefs: [TrustedRefPattern] = []
     ) throws -> CheckoutResult {
         let mirror = try GitMirror(repository: repository, mirrorsFolder: mirrorsFolder)
         return try mirror.withLock(cancellation: cancellation) {
             let (update, handle) = try mirror.updateLocked(cancellation: cancellation)
             let commit = try GitRefResolver(mirror: handle).resolve(ref)
+            let protectedRef = try GitReachability.firstProtectedRef(
+                reaching: commit.sha, patterns: trustedRefs, in: handle)
             if let reason = cancellation?.cancellationReason {
                 throw GitError.cancelled(repository: repository, reason: reason)
             }
@@ -38,7 +42,8 @@ public enum GitCheckout {
             try GitTreeExport.write(commitSHA: commit.sha, from: handle, into: workTree)
             return CheckoutResult(
                 commitSHA: commit.sha, resolvedRef: commit.resolvedRef, workTree: workTree.standardizedFileURL,
-                mirror: mirror.path, mirrorUpdate: update, checkoutSeconds: GitMirror.seconds(clock.now - started))
+                mirror: mirror.path, mirrorUpdate: update, checkoutSeconds: GitMirror.seconds(clock.now - started),
+                protectedRef: protectedRef)
         }
     }
 

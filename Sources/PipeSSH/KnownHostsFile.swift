@@ -112,6 +112,12 @@ struct KnownHostsFile {
         return types
     }
 
+    /// The trusted lines naming the host with a key of another type than `key`'s, in file order.
+    func keysOfOtherTypes(than key: SSHHostKey, address: String, port: Int) -> [Entry] {
+        let name = Self.lookupName(address: address, port: port)
+        return entries.filter { $0.marker == .none && $0.key.type != key.type && $0.names(name) }
+    }
+
     private static func parse(_ rawLine: Substring, line: Int) -> Entry? {
         var fields = rawLine.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" }).map(String.init)
         guard let first = fields.first, !first.hasPrefix("#") else { return nil }
@@ -163,6 +169,23 @@ struct KnownHostsFile {
         }
         while patternIndex < pattern.count && pattern[patternIndex] == UInt8(ascii: "*") { patternIndex += 1 }
         return patternIndex == pattern.count
+    }
+}
+
+/// OpenSSH's warning before a new key is trusted for a host that has keys of other types recorded
+/// (`show_other_keys` in its sshconnect.c): a man in the middle can offer only a key type the client has not
+/// recorded, so a new type for a known host is suspect.
+public enum OtherKeyTypesWarning {
+    /// One `WARNING: … key found for host …` paragraph per recorded key of another type, as OpenSSH words it;
+    /// `nil` when there is none (or the file cannot be read: the caller's own check reports that).
+    public static func text(for key: SSHHostKey, address: String, port: Int, knownHostsPath: String) -> String? {
+        guard let file = try? KnownHostsFile.load(path: knownHostsPath) else { return nil }
+        let name = KnownHostsFile.lookupName(address: address, port: port)
+        let paragraphs = file.keysOfOtherTypes(than: key, address: address, port: port).map { entry in
+            "WARNING: \(entry.key.displayType) key found for host \(name)\nin \(knownHostsPath):\(entry.line)\n"
+                + "\(entry.key.displayType) key fingerprint \(entry.key.fingerprint)."
+        }
+        return paragraphs.isEmpty ? nil : paragraphs.joined(separator: "\n")
     }
 }
 

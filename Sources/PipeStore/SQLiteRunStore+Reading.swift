@@ -78,7 +78,7 @@ extension SQLiteRunStore {
             SELECT pipeline, pipeline_file, status, record_schema_version, request, commit_sha, resolved_ref, host,
                 xcode, simulator, remote_run_folder, started_at, finished_at, duration_seconds, exit_code, problem,
                 updated_at, owner_host, owner_pid, owner_start, cancel_requested_at, cancel_requested_by,
-                cancel_reason, interrupted_at
+                cancel_reason, interrupted_at, code
             FROM runs WHERE id = ?
             """, [runID]
         ) { row -> StoredRun in
@@ -88,6 +88,7 @@ extension SQLiteRunStore {
                 status: try decode(RunStatus.self, row.text(2), "the status of \(what)"),
                 request: try json(RunRecord.Request.self, row.text(4), "the request of \(what)"),
                 commit: row.text(5), resolvedRef: row.text(6),
+                code: try row.text(24).map { try json(CodeTrust.self, $0, "the code level of \(what)") },
                 host: try row.text(7).map { try json(RunRecord.HostFacts.self, $0, "the host of \(what)") },
                 xcode: row.text(8),
                 simulator: try row.text(9).map { try json(SimulatorChoice.self, $0, "the simulator of \(what)") },

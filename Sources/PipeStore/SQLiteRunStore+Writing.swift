@@ -15,6 +15,7 @@ extension SQLiteRunStore {
         let request = try StoreJSON.encode(record.request)
         let host = try record.host.map(StoreJSON.encode)
         let simulator = try record.simulator.map(StoreJSON.encode)
+        let code = try record.code.map(StoreJSON.encode)
         try write { db in
             if try db.integer("SELECT 1 FROM runs WHERE id = ?", [record.runID]) != nil {
                 throw StoreError.runExists(record.runID)
@@ -24,15 +25,15 @@ extension SQLiteRunStore {
                 INSERT INTO runs (id, pipeline, pipeline_file, status, record_schema_version, request, requested_by,
                     trigger_kind, commit_sha, resolved_ref, host_name, host, xcode, simulator, remote_run_folder,
                     started_at, finished_at, duration_seconds, exit_code, problem, updated_at, owner_host, owner_pid,
-                    owner_start)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    owner_start, code)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     record.runID, record.pipeline, record.pipelineFile, record.status.rawValue, record.schemaVersion,
                     request, record.request.requestedBy, record.request.trigger, record.commit, record.resolvedRef,
                     record.host?.name, host, record.xcode, simulator, record.remoteRunFolder, startedAt, finishedAt,
                     record.durationSeconds, record.exitCode, record.problem, now(), owner.hostname, owner.pid,
-                    owner.processStart,
+                    owner.processStart, code,
                 ])
             for (position, layer) in record.layers.enumerated() {
                 try insertLayer(db, runID: record.runID, position: position, layer)
@@ -46,6 +47,7 @@ extension SQLiteRunStore {
         }
         let host = try update.host.map(StoreJSON.encode)
         let simulator = try update.simulator.map(StoreJSON.encode)
+        let code = try update.code.map(StoreJSON.encode)
         try write { db in
             try requireWritableRun(db, runID)
             // One statement for every combination: a field bound to NULL keeps its value.
@@ -56,13 +58,13 @@ extension SQLiteRunStore {
                     host = coalesce(?, host), xcode = coalesce(?, xcode), simulator = coalesce(?, simulator),
                     remote_run_folder = coalesce(?, remote_run_folder), finished_at = coalesce(?, finished_at),
                     duration_seconds = coalesce(?, duration_seconds), exit_code = coalesce(?, exit_code),
-                    problem = coalesce(?, problem), updated_at = ?
+                    problem = coalesce(?, problem), code = coalesce(?, code), updated_at = ?
                 WHERE id = ?
                 """,
                 [
                     update.status?.rawValue, update.commit, update.resolvedRef, update.host?.name, host, update.xcode,
                     simulator, update.remoteRunFolder, finishedAt, update.durationSeconds, update.exitCode,
-                    update.problem, now(), runID,
+                    update.problem, code, now(), runID,
                 ])
         }
     }

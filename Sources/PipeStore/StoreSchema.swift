@@ -256,5 +256,11 @@ enum StoreSchema {
                 CREATE TRIGGER audit_log_append_only_delete BEFORE DELETE ON audit_log
                 BEGIN SELECT RAISE(ABORT, 'the audit log is append-only'); END;
                 """),
+        Migration(
+            version: 6,
+            summary: "the trust level of a run's code and why (RunRecord.code)",
+            sql: """
+                ALTER TABLE runs ADD COLUMN code TEXT CHECK (code IS NULL OR json_valid(code));
+                """),
     ]
 }

@@ -132,4 +132,36 @@ final class HostsTrustTests: HostsEndToEndTests {
         XCTAssertEqual(trusted.exitCode, 0, trusted.combined)
         XCTAssertEqual(try project.pipe(["hosts", "check", "mac-1"]).exitCode, 0)
     }
+
+    /// A new key of another type for a host whose key is recorded gets OpenSSH's warning (`show_other_keys` in its
+    /// sshconnect.c, word for word): a man in the middle can offer only a key type the client has not recorded.
+    func testANewKeyTypeForAKnownHostGetsOpenSSHsWarning() throws {
+        let port = host("mac-1").port
+        let name = "[127.0.0.1]:\(port)"
+        let keyFile = project.url.appendingPathComponent(".pipe/other_ecdsa_key")
+        let made = try CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/ssh-keygen"), ["-q", "-t", "ecdsa", "-N", "", "-f", keyFile.path])
+        XCTAssertEqual(made.exitCode, 0, made.combined)
+        let ecdsa = try String(contentsOf: keyFile.appendingPathExtension("pub"), encoding: .utf8)
+            .split(separator: " ").prefix(2).joined(separator: " ")
+        try "\(name) \(ecdsa)\n".write(to: knownHosts, atomically: true, encoding: .utf8)
+        let recorded = try CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/ssh-keygen"), ["-lf", keyFile.appendingPathExtension("pub").path])
+        let recordedFingerprint = String(recorded.stdout.split(separator: " ")[1])
+
+        let result = try project.pipe(["hosts", "trust", "mac-1"])
+        XCTAssertEqual(result.exitCode, 2, result.combined)
+        let warning =
+            "WARNING: ECDSA key found for host \(name)\nin \(knownHosts.path):1\nECDSA key fingerprint "
+            + "\(recordedFingerprint)."
+        assertContains(result.stderr, [warning])
+        assertContains(
+            result.stdout,
+            [
+                "The authenticity of host '\(name)' (mac-1) can't be established\n"
+                    + "but keys of different type are already known for this host.\n"
+                    + "ED25519 key fingerprint is \(try fingerprint(ofHostKeyOf: "mac-1"))."
+            ])
+        XCTAssertEqual(knownHostsText(), "\(name) \(ecdsa)\n", "nothing was written")
+    }
 }

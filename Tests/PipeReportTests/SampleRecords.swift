@@ -38,6 +38,7 @@ enum SampleRecords {
             runID: "20261129-140312-7f3a", pipeline: "app-intents", pipelineFile: "pipelines/app-intents.yml",
             status: .finished, request: request, commit: String(repeating: "3f98907c", count: 5),
             resolvedRef: "refs/heads/main",
+            code: CodeTrust(level: .release, reason: "commit 0123456789ab is reachable from refs/heads/main"),
             host: RunRecord.HostFacts(
                 name: "mac-1", endpoint: "pipe-mac@127.0.0.1:2222", keyType: "ssh-ed25519",
                 fingerprint: "SHA256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU"),

@@ -64,6 +64,20 @@ final class KnownHostsFileTests: XCTestCase {
         XCTAssertEqual(file.keyTypes(address: "mac-multi.example", port: 22), ["ecdsa-sha2-nistp256"])
     }
 
+    /// OpenSSH's `show_other_keys` paragraph for each recorded key of another type; none for the same type or for
+    /// a host without other keys.
+    func testTheWarningForKeysOfAnotherTypeNamesEachOne() throws {
+        let path = fixtures.appendingPathComponent("known_hosts").path
+        XCTAssertEqual(
+            OtherKeyTypesWarning.text(for: hostA, address: "mac-multi.example", port: 22, knownHostsPath: path),
+            "WARNING: ECDSA key found for host mac-multi.example\nin \(path):4\nECDSA key fingerprint "
+                + "\(hostB.fingerprint).")
+        XCTAssertNil(OtherKeyTypesWarning.text(for: hostB, address: "10.0.0.7", port: 22, knownHostsPath: path))
+        XCTAssertNil(
+            OtherKeyTypesWarning.text(for: hostA, address: "mac-plain.example", port: 22, knownHostsPath: path))
+        XCTAssertNil(OtherKeyTypesWarning.text(for: hostA, address: "a", port: 22, knownHostsPath: path + ".none"))
+    }
+
     func testWildcardsAndNegation() {
         XCTAssertEqual(file.verdict(for: hostA, address: "build-1.wild.example", port: 22), .trusted(line: 5))
         XCTAssertEqual(

@@ -51,5 +51,12 @@ final class DocumentationExampleTests: XCTestCase {
         XCTAssertEqual(hosts[0].identityFile, "/project/.pipe/keys/id_ed25519")
         XCTAssertEqual(hosts[1].knownHostsFile, "/home/ci/.ssh/known_hosts")
         XCTAssertEqual(hosts[1].identityPassphraseEnvironment, "MAC2_KEY_PASSPHRASE")
+        XCTAssertEqual(hosts.map(\.trust), [.trusted, .trusted])
+    }
+
+    func testProjectFileExampleLoads() throws {
+        let example = try XCTUnwrap(try yamlBlocks().first { $0.hasPrefix("trusted-refs:") })
+        let config = try ProjectFileLoader.load(yaml: example, file: "project.yml")
+        XCTAssertEqual(config.trustedRefs.map(\.text), ["main", "release/*", "refs/tags/v*"])
     }
 }

@@ -11,7 +11,7 @@ final class SchemaMigrationTests: StoreTestCase {
     func testNewFileGetsTheCurrentSchemaInWALMode() throws {
         let store = try openStore()
         XCTAssertEqual(try store.schemaVersion(), SQLiteRunStore.supportedSchemaVersion)
-        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 5)
+        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 6)
         let raw = try rawDatabase()
         XCTAssertEqual(try raw.text("PRAGMA journal_mode"), "wal")
         XCTAssertEqual(try raw.integer("PRAGMA application_id"), 0x5049_5045)
@@ -35,6 +35,17 @@ final class SchemaMigrationTests: StoreTestCase {
         XCTAssertEqual(try store.run(runID)?.record.layers.map(\.name), ["unit", "ui"])
     }
 
+    func testTheCodeLevelIsStoredWhenTheCommitIsKnown() throws {
+        let store = try openStore()
+        let runID = StoreFixtures.runID(1)
+        try store.createRun(StoreFixtures.newRun(runID), owner: StoreFixtures.owner())
+        XCTAssertNil(try store.run(runID)?.record.code)
+        let code = CodeTrust(level: .release, reason: "commit 0123456789ab is reachable from refs/heads/main")
+        try store.updateRun(runID, RunUpdate(commit: String(repeating: "0", count: 40), code: code))
+        try store.updateRun(runID, RunUpdate(status: .finished))
+        XCTAssertEqual(try store.run(runID)?.record.code, code, "a later update without it keeps it")
+    }
+
     func testVersion1StoreIsMigratedKeepingItsRuns() throws {
         let v1 = folder.appending("v1.db")
         let raw = try SQLiteDatabase(path: v1.path)
@@ -55,6 +66,7 @@ final class SchemaMigrationTests: StoreTestCase {
         XCTAssertEqual(finished.record.host?.fingerprint, "SHA256:abc")
         XCTAssertEqual(finished.record.durationSeconds, 300.25)
         XCTAssertNil(finished.owner, "version 1 did not record owners")
+        XCTAssertNil(finished.record.code, "runs before version 6 have no recorded code level")
         let unit = try XCTUnwrap(finished.record.layers.first)
         XCTAssertEqual(unit.outcome, .passed)
         XCTAssertEqual(unit.attempts.map(\.outcome), [.infrastructure, .passed])

@@ -6,9 +6,9 @@ import PipeGit
 struct GitSourceCheckout: SourceCheckout {
     var cancellation: CancellationToken
 
-    func checkout(_ repository: RepositorySpec, projectDirectory: URL, into folder: URL) throws
-        -> CheckedOutSource
-    {
+    func checkout(
+        _ repository: RepositorySpec, projectDirectory: URL, into folder: URL, trustedRefs: [TrustedRefPattern]
+    ) throws -> CheckedOutSource {
         // No location means the project's own repository; a relative path is relative to the project folder.
         let location = repository.location.map { location -> String in
             if location.contains("://") || location.hasPrefix("/") { return location }
@@ -18,9 +18,10 @@ struct GitSourceCheckout: SourceCheckout {
             let result = try GitCheckout.checkout(
                 repository: location ?? projectDirectory.path, ref: repository.ref, into: folder,
                 mirrorsFolder: projectDirectory.appendingPathComponent(".pipe/git-mirrors", isDirectory: true),
-                cancellation: cancellation)
+                cancellation: cancellation, trustedRefs: trustedRefs)
             return CheckedOutSource(
-                commit: result.commitSHA, resolvedRef: result.resolvedRef, workTree: result.workTree)
+                commit: result.commitSHA, resolvedRef: result.resolvedRef, workTree: result.workTree,
+                protectedRef: result.protectedRef)
         } catch let error as GitError {
             switch error {
             case .unknownRef, .repositoryNotFound, .ambiguousRef, .notACommit, .emptyRepository:

@@ -50,12 +50,25 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
         }
         return RunRequest(
             pipeline: pipeline, projectDirectory: project.url, requestedBy: item.request.requestedBy,
-            reason: item.request.reason, trigger: item.request.source.rawValue, secrets: secrets, runID: runID)
+            reason: item.request.reason, trigger: item.request.source.rawValue, secrets: secrets, runID: runID,
+            trustedRefs: try loadProjectConfig().trustedRefs)
     }
 
+    /// The hosts the run may use, as far as its code's level is known before its checkout (`HostTrustCheck`).
     func hosts(for item: QueuedRun) throws -> [HostConfig] {
         let pipeline = try loadPipeline(item.request.pipeline, parameters: item.request.parameters, ref: nil)
-        return try HostChooser.candidates(for: pipeline.hostSelection, override: nil, among: try loadHosts())
+        let chosen = try HostChooser.candidates(for: pipeline.hostSelection, override: nil, among: try loadHosts())
+        let trustedRefs = (try? loadProjectConfig().trustedRefs) ?? []
+        return HostTrustCheck.plausible(chosen, origin: pipeline.repository.origin, trustedRefs: trustedRefs)
+    }
+
+    /// The project file (`project.yml`); a broken one fails the run that needs it, with its problems.
+    private func loadProjectConfig() throws -> ProjectConfig {
+        do {
+            return try ProjectFileLoader.load(projectDirectory: project.url)
+        } catch {
+            throw RequestError(error.description)
+        }
     }
 
     func repository(for watch: WatchConfig) throws -> String {

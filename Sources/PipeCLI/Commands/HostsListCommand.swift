@@ -9,10 +9,11 @@ enum HostsListCommand {
         summary: "List the hosts of the hosts file: labels, capacity, slots in use, last health check.",
         discussion: """
             Reads the hosts file and the run store; connects to nothing (`pipe hosts check` does). IN USE counts \
-            the slots leased by runs in progress; LAST CHECK is the latest `pipe hosts check` of the host: a host \
-            whose latest check failed is out of rotation until a check passes again. --json prints a JSON array \
+            the slots leased by runs in progress; TRUST is the code the host runs (docs/security.md); LAST CHECK \
+            is the latest `pipe hosts check` of the host: a host whose latest check failed is out of rotation \
+            until a check passes again. --json prints a JSON array \
             (keys: name, address, port, user, endpoint, capacity, leasedSlots, leases, labels, xcodes, workDir, \
-            knownHosts, identityFile, useAgent, health {checkedAt, usable, problem, latencySeconds, \
+            trust, knownHosts, identityFile, useAgent, health {checkedAt, usable, problem, latencySeconds, \
             consecutiveFailures, lastUsableAt} or null).
 
             Examples:
@@ -44,13 +45,13 @@ enum HostsListCommand {
         let rows = hosts.map { host -> [String] in
             let slots = leases.filter { $0.host == host.name && $0.kind == .hostSlot }.count
             return [
-                host.name, host.endpoint, "\(host.capacity)", "\(slots)", labels(host.labels),
+                host.name, host.endpoint, "\(host.capacity)", "\(slots)", labels(host.labels), host.trust.rawValue,
                 lastCheck(health[host.name]),
             ]
         }
         session.console.out(
             RunsFormatting.table(
-                header: ["NAME", "ENDPOINT", "CAPACITY", "IN USE", "LABELS", "LAST CHECK"], rows: rows))
+                header: ["NAME", "ENDPOINT", "CAPACITY", "IN USE", "LABELS", "TRUST", "LAST CHECK"], rows: rows))
         return 0
     }
 
@@ -78,7 +79,7 @@ enum HostsListCommand {
                     "ownerHost": lease.owner.hostname, "acquiredAt": UTCTimestamp.iso8601(lease.acquiredAt),
                 ]
             },
-            "labels": host.labels, "xcodes": host.xcodes, "workDir": host.workDirectory,
+            "labels": host.labels, "xcodes": host.xcodes, "workDir": host.workDirectory, "trust": host.trust.rawValue,
             "knownHosts": host.knownHostsFile, "identityFile": RunsJSON.orNull(host.identityFile),
             "useAgent": host.useAgent,
             "health": health.map { health -> Any in

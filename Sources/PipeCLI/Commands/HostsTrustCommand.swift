@@ -98,9 +98,13 @@ enum HostsTrustCommand {
             console.err("error: \(error.description)\n")
             return failed
         }
+        let otherKeys = OtherKeyTypesWarning.text(
+            for: key, address: host.address, port: host.port, knownHostsPath: knownHosts)
+        if let otherKeys { console.err(otherKeys + "\n") }
+        let established = otherKeys == nil ? "." : "\nbut keys of different type are already known for this host."
         console.out(
             """
-            The authenticity of host '\(name)' (\(host.name)) can't be established.
+            The authenticity of host '\(name)' (\(host.name)) can't be established\(established)
             \(key.displayType) key fingerprint is \(key.fingerprint).
             Trusting it appends this line to \(knownHosts):
               \(name) \(key.type) …

@@ -75,12 +75,14 @@ enum RerunCommand {
         let secrets = try SecretValues.resolve(
             pipeline.secrets, environment: context.environment, projectDirectory: project.url)
         let (udid, udidSource) = try RunCommand.simulatorOverride(arguments, environment: context.environment)
-        guard let hosts = try RunLauncher.hosts(context, project: project) else { return PipeExitCode.usage.rawValue }
+        guard let hosts = try RunLauncher.hosts(context, project: project),
+            let projectConfig = RunLauncher.projectConfig(context, project: project)
+        else { return PipeExitCode.usage.rawValue }
         let request = RunRequest(
             pipeline: pipeline, projectDirectory: project.url, requestedBy: RunCommand.requester(context.environment),
             reason: arguments.string("reason") ?? "rerun of \(runID)", trigger: "rerun", udidOverride: udid,
             udidOverrideSource: udidSource, hostOverride: arguments.string("host"), rerunOf: runID,
-            carriedOver: carried, secrets: secrets)
+            carriedOver: carried, secrets: secrets, trustedRefs: projectConfig.trustedRefs)
         return try RunLauncher.launch(request, hosts: hosts, store: store, context: context)
     }
 }

@@ -56,12 +56,15 @@ enum RunCommand {
         let (udid, udidSource) = try simulatorOverride(arguments, environment: context.environment)
         let secrets = try SecretValues.resolve(
             pipeline.secrets, environment: context.environment, projectDirectory: project.url)
-        guard let hosts = try RunLauncher.hosts(context, project: project) else { return PipeExitCode.usage.rawValue }
+        guard let hosts = try RunLauncher.hosts(context, project: project),
+            let projectConfig = RunLauncher.projectConfig(context, project: project)
+        else { return PipeExitCode.usage.rawValue }
         let store = try StoreAccess.open(context, project: project)
         let request = RunRequest(
             pipeline: pipeline, projectDirectory: project.url, requestedBy: requester(context.environment),
             reason: arguments.string("reason"), trigger: "cli", udidOverride: udid, udidOverrideSource: udidSource,
-            hostOverride: arguments.string("host"), onlyLayers: only, secrets: secrets)
+            hostOverride: arguments.string("host"), onlyLayers: only, secrets: secrets,
+            trustedRefs: projectConfig.trustedRefs)
         return try RunLauncher.launch(request, hosts: hosts, store: store, context: context)
     }
 

@@ -92,6 +92,7 @@ enum RunsShowCommand {
         if let commit = record.commit { ref += " → commit \(commit)" }
         if let resolved = record.resolvedRef, resolved != record.request.ref { ref += " (\(resolved))" }
         facts.append(("ref", ref))
+        if let code = record.code { facts.append(("code", "\(code.level.rawValue): \(code.reason)")) }
         if !record.request.parameters.isEmpty {
             facts.append(
                 (

@@ -65,9 +65,15 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
         } catch {
             throw ChatOpsBackendError("the hosts file is not valid: \(error.description)")
         }
+        let projectConfig: ProjectConfig
+        do {
+            projectConfig = try ProjectFileLoader.load(projectDirectory: project.url)
+        } catch {
+            throw ChatOpsBackendError("the project file is not valid: \(error.description)")
+        }
         let request = RunRequest(
             pipeline: pipeline, projectDirectory: project.url, requestedBy: chat.requestedBy, reason: chat.reason,
-            trigger: "chat", secrets: secrets)
+            trigger: "chat", secrets: secrets, trustedRefs: projectConfig.trustedRefs)
         let token = CancellationToken()
         let started = RunStartSink(log: log)
         let engine = RunLauncher.makeEngine(

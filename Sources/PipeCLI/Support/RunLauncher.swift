@@ -23,6 +23,17 @@ enum RunLauncher {
         }
     }
 
+    /// The project file (`project.yml`: `trusted-refs:`), its defaults without one; `nil` after printing its
+    /// problems.
+    static func projectConfig(_ context: CommandContext, project: ProjectFolder) -> ProjectConfig? {
+        do {
+            return try ProjectFileLoader.load(projectDirectory: project.url)
+        } catch {
+            context.console.err(error.description + "\n")
+            return nil
+        }
+    }
+
     /// The options `pipe run` and `pipe rerun` share about output.
     static let outputOptions: [OptionSpec] = [
         .flag("json", help: "Print one JSON object per event (JSON lines) instead of the live view."),

@@ -2,7 +2,10 @@ import Foundation
 
 /// Checks a repository out at a ref into a fresh folder (libgit2 in `PipeGit`).
 public protocol SourceCheckout {
-    func checkout(_ repository: RepositorySpec, projectDirectory: URL, into folder: URL) throws -> CheckedOutSource
+    /// Checks out `repository` and says which of `trustedRefs` (if any) the commit is reachable from.
+    func checkout(
+        _ repository: RepositorySpec, projectDirectory: URL, into folder: URL, trustedRefs: [TrustedRefPattern]
+    ) throws -> CheckedOutSource
 }
 
 /// A finished checkout.
@@ -13,11 +16,14 @@ public struct CheckedOutSource: Sendable, Equatable {
     public var resolvedRef: String
     /// The checked-out work tree.
     public var workTree: URL
+    /// The first protected ref the commit is reachable from (`refs/heads/main`), `nil` when none is.
+    public var protectedRef: String?
 
-    public init(commit: String, resolvedRef: String, workTree: URL) {
+    public init(commit: String, resolvedRef: String, workTree: URL, protectedRef: String? = nil) {
         self.commit = commit
         self.resolvedRef = resolvedRef
         self.workTree = workTree
+        self.protectedRef = protectedRef
     }
 }
 

@@ -124,34 +124,25 @@ public final class RunEngine {
 
         // 1–2. The checkout, and at the same time a host: its slot leased, its key verified before authentication.
         // Neither needs the other, and a connection (TCP, key exchange, login) costs about what a small checkout does.
-        let candidates = try HostChooser.candidates(
-            for: pipeline.hostSelection, override: request.hostOverride, among: hosts)
-        let connecting = BackgroundResult { [self] abandoned in
-            try connect(candidates, state: state, announce: false, abandoned: abandoned)
+        // A host that may not run the commit's code is never chosen (RunEngine+Trust.swift).
+        var workspace = URL(fileURLWithPath: "/")
+        let (session, candidates) = try checkOutAndConnect(
+            request, state: state, into: localWork.appendingPathComponent("checkout", isDirectory: true)
+        ) { checkoutResult, code in
+            workspace = try CheckedOutWorkspace.locate(
+                pipeline.repository.workspacePath, in: checkoutResult.workTree, commit: checkoutResult.commit,
+                pipelineFile: pipeline.sourcePath)
+            try state.locked {
+                state.record.commit = checkoutResult.commit
+                state.record.resolvedRef = checkoutResult.resolvedRef
+                state.record.code = code
+                try state.journal.runChanged(state.record)
+            }
+            state.journal.emit(
+                .checkedOut(
+                    ref: pipeline.repository.ref, commit: checkoutResult.commit,
+                    workspace: pipeline.repository.workspacePath))
         }
-        // However this ends, the connection's thread has ended before the run lets go of its leases (a step below
-        // that throws leaves the connection unwanted; once it was taken, this returns at once).
-        defer {
-            connecting.abandon()
-            _ = connecting.wait()
-        }
-        // The engine never reads pipelines or plugins from the checked-out ref.
-        let checkoutResult = try checkout.checkout(
-            pipeline.repository, projectDirectory: request.projectDirectory,
-            into: localWork.appendingPathComponent("checkout", isDirectory: true))
-        let workspace = try CheckedOutWorkspace.locate(
-            pipeline.repository.workspacePath, in: checkoutResult.workTree, commit: checkoutResult.commit,
-            pipelineFile: pipeline.sourcePath)
-        try state.locked {
-            state.record.commit = checkoutResult.commit
-            state.record.resolvedRef = checkoutResult.resolvedRef
-            try state.journal.runChanged(state.record)
-        }
-        state.journal.emit(
-            .checkedOut(
-                ref: pipeline.repository.ref, commit: checkoutResult.commit,
-                workspace: pipeline.repository.workspacePath))
-        let session = try connecting.wait().get()
         try announceConnection(session, state: state)
         try checkCancelled()
 

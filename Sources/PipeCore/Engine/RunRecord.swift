@@ -15,6 +15,8 @@ public struct RunRecord: Codable, Sendable {
     public var request: Request
     public var commit: String?
     public var resolvedRef: String?
+    /// The level of the run's code and why (docs/security.md, "Trust levels"), once the commit is known.
+    public var code: CodeTrust?
     public var host: HostFacts?
     public var xcode: String?
     public var simulator: SimulatorChoice?
@@ -30,7 +32,8 @@ public struct RunRecord: Codable, Sendable {
 
     public init(
         runID: String, pipeline: String, pipelineFile: String, status: RunStatus, request: Request,
-        commit: String? = nil, resolvedRef: String? = nil, host: HostFacts? = nil, xcode: String? = nil,
+        commit: String? = nil, resolvedRef: String? = nil, code: CodeTrust? = nil, host: HostFacts? = nil,
+        xcode: String? = nil,
         simulator: SimulatorChoice? = nil, remoteRunFolder: String? = nil, startedAt: String, finishedAt: String? = nil,
         durationSeconds: Double? = nil, exitCode: Int32? = nil, problem: String? = nil, layers: [LayerRecord],
         schemaVersion: Int = RunRecord.currentSchemaVersion
@@ -43,6 +46,7 @@ public struct RunRecord: Codable, Sendable {
         self.request = request
         self.commit = commit
         self.resolvedRef = resolvedRef
+        self.code = code
         self.host = host
         self.xcode = xcode
         self.simulator = simulator

@@ -29,12 +29,18 @@ public struct RunRequest: Sendable {
     /// A run id chosen before the run starts (the controller's queue gives one at enqueueing); `nil`: the engine
     /// draws one when the run starts.
     public var runID: RunID?
+    /// The project's protected refs (`trusted-refs:` of project.yml): a commit reachable from one is `release` code.
+    public var trustedRefs: [TrustedRefPattern]
+    /// Where the trigger says the code comes from; a fork's pull request is `.outside`. The pipeline's own
+    /// `repository.origin` can only lower it.
+    public var codeOrigin: CodeOrigin
 
     public init(
         pipeline: Pipeline, projectDirectory: URL, requestedBy: String, reason: String? = nil, trigger: String = "cli",
         udidOverride: String? = nil, udidOverrideSource: String? = nil, hostOverride: String? = nil,
         onlyLayers: [String]? = nil, rerunOf: String? = nil, carriedOver: [String: CarriedOutcome] = [:],
-        secrets: SecretValues = SecretValues(), runID: RunID? = nil
+        secrets: SecretValues = SecretValues(), runID: RunID? = nil, trustedRefs: [TrustedRefPattern] = [],
+        codeOrigin: CodeOrigin = .project
     ) {
         self.pipeline = pipeline
         self.projectDirectory = projectDirectory
@@ -49,6 +55,14 @@ public struct RunRequest: Sendable {
         self.carriedOver = carriedOver
         self.secrets = secrets
         self.runID = runID
+        self.trustedRefs = trustedRefs
+        self.codeOrigin = codeOrigin
+    }
+
+    /// Where the run's code comes from: outside the project when the trigger or the pipeline says so.
+    public var effectiveOrigin: CodeOrigin {
+        if case .outside = codeOrigin { return codeOrigin }
+        return pipeline.repository.origin
     }
 
     /// The layers this run runs: the pipeline's, less those `--only` leaves out and those carried over.

@@ -34,13 +34,16 @@ public struct HostConfig: Sendable, Equatable {
     public var transferSessions: Int
     /// Whether workspace uploads are compressed: `auto` (the default) decides from the link.
     public var uploadCompression: UploadCompression
+    /// Which code the host runs (`trust:`; `TrustLevel.hostRuns`). Signing material (keys, certificates, profiles)
+    /// belongs only on `release` hosts: a setting that puts it on a host must check this first.
+    public var trust: TrustLevel
 
     public init(
         name: String, address: String, port: Int = 22, user: String, identityFile: String? = nil,
         identityPassphraseEnvironment: String? = nil, identityPassphraseFile: String? = nil, useAgent: Bool = false,
         knownHostsFile: String, labels: [String: String] = [:], capacity: Int = 1, workDirectory: String = "pipe-work",
         xcodes: [String: String] = [:], connectTimeoutSeconds: Double = 15, transferSessions: Int = 1,
-        uploadCompression: UploadCompression = .auto
+        uploadCompression: UploadCompression = .auto, trust: TrustLevel = .trusted
     ) {
         self.name = name
         self.address = address
@@ -58,6 +61,7 @@ public struct HostConfig: Sendable, Equatable {
         self.connectTimeoutSeconds = connectTimeoutSeconds
         self.transferSessions = transferSessions
         self.uploadCompression = uploadCompression
+        self.trust = trust
     }
 
     /// `user@address:port`, for messages.

@@ -54,11 +54,23 @@ public struct RepositorySpec: Sendable, Equatable {
     public var ref: String
     /// The folder inside the repository that is the Xcode (or Swift package) workspace, e.g. `examples/reader-app`.
     public var workspacePath: String
+    /// The pipeline file's `url` holds a `${…}`: a parameter or the environment chose the source, not the project
+    /// (its code is then `untrusted`, `CodeOrigin`).
+    public var locationIsInterpolated: Bool
 
-    public init(location: String? = nil, ref: String = "HEAD", workspacePath: String = ".") {
+    public init(
+        location: String? = nil, ref: String = "HEAD", workspacePath: String = ".", locationIsInterpolated: Bool = false
+    ) {
         self.location = location
         self.ref = ref
         self.workspacePath = workspacePath
+        self.locationIsInterpolated = locationIsInterpolated
+    }
+
+    /// Where the code comes from, as far as the pipeline says: the project, unless a `${…}` chose the repository.
+    public var origin: CodeOrigin {
+        guard locationIsInterpolated, let location else { return .project }
+        return .outside("the repository '\(location)', which a parameter or the environment chose")
     }
 }
 

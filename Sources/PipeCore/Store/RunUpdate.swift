@@ -6,6 +6,7 @@ public struct RunUpdate: Sendable {
     public var status: RunStatus?
     public var commit: String?
     public var resolvedRef: String?
+    public var code: CodeTrust?
     public var host: RunRecord.HostFacts?
     public var xcode: String?
     public var simulator: SimulatorChoice?
@@ -18,7 +19,8 @@ public struct RunUpdate: Sendable {
     public init(
         status: RunStatus? = nil, commit: String? = nil, resolvedRef: String? = nil, host: RunRecord.HostFacts? = nil,
         xcode: String? = nil, simulator: SimulatorChoice? = nil, remoteRunFolder: String? = nil,
-        finishedAt: String? = nil, durationSeconds: Double? = nil, exitCode: Int32? = nil, problem: String? = nil
+        finishedAt: String? = nil, durationSeconds: Double? = nil, exitCode: Int32? = nil, problem: String? = nil,
+        code: CodeTrust? = nil
     ) {
         self.status = status
         self.commit = commit
@@ -31,6 +33,7 @@ public struct RunUpdate: Sendable {
         self.durationSeconds = durationSeconds
         self.exitCode = exitCode
         self.problem = problem
+        self.code = code
     }
 
     /// Every run-level field of `record` (not its layers), so the engine can write what it just changed.
@@ -39,6 +42,6 @@ public struct RunUpdate: Sendable {
             status: record.status, commit: record.commit, resolvedRef: record.resolvedRef, host: record.host,
             xcode: record.xcode, simulator: record.simulator, remoteRunFolder: record.remoteRunFolder,
             finishedAt: record.finishedAt, durationSeconds: record.durationSeconds, exitCode: record.exitCode,
-            problem: record.problem)
+            problem: record.problem, code: record.code)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PipeCore
 import PipeSpec
 
 /// Reads the controller's config file, reporting every problem at once with `file:line:column`, as pipeline files

@@ -1,3 +1,5 @@
+import PipeCore
+
 /// One watch of the controller's config: the pipeline's repository polled for new head commits on the branches
 /// that match; each new head runs the pipeline at that exact commit, once.
 public struct WatchConfig: Sendable, Equatable {

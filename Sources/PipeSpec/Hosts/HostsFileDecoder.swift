@@ -6,7 +6,7 @@ struct HostsFileDecoder {
     static let hostKeys = [
         "name", "address", "port", "user", "identity-file", "identity-passphrase-env", "identity-passphrase-file",
         "use-agent", "known-hosts", "labels", "capacity", "work-dir", "xcodes", "connect-timeout",
-        "transfer-sessions", "compression",
+        "transfer-sessions", "compression", "trust",
     ]
 
     let baseDirectory: URL
@@ -111,13 +111,17 @@ struct HostsFileDecoder {
         let compression = host.value("compression").flatMap {
             host.reader.choice($0, at: host.path.appending("compression"), among: UploadCompression.allCases)
         }
+        let trust = host.value("trust").flatMap {
+            host.reader.choice($0, at: host.path.appending("trust"), among: TrustLevel.allCases)
+        }
         guard let name, let address, let user, let knownHosts else { return nil }
         return HostConfig(
             name: name, address: address, port: port, user: user, identityFile: identityFile,
             identityPassphraseEnvironment: passphraseEnvironment, identityPassphraseFile: passphraseFile,
             useAgent: useAgent, knownHostsFile: knownHosts, labels: labels, capacity: capacity ?? 1,
             workDirectory: workDirectory, xcodes: xcodes, connectTimeoutSeconds: connectTimeout,
-            transferSessions: transferSessions ?? 1, uploadCompression: compression ?? .auto)
+            transferSessions: transferSessions ?? 1, uploadCompression: compression ?? .auto,
+            trust: trust ?? .trusted)
     }
 
     private func checkAuthentication(

@@ -291,6 +291,7 @@ struct PipelineDecoder {
         else { return repository }
         mapping.rejectUnknownKeys(allowed: ["url", "ref", "workspace"])
         repository.location = mapping.read("url", { $0.nonEmptyString })
+        repository.locationIsInterpolated = mapping.value("url")?.scalar?.text.contains("${") ?? false
         repository.ref = mapping.read("ref", { $0.nonEmptyString }) ?? repository.ref
         if let node = mapping.value("workspace"),
             let workspace = mapping.reader.nonEmptyString(node, at: mapping.path.appending("workspace"))
