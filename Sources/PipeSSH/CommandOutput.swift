@@ -48,7 +48,7 @@ final class CollectedOutput: CommandOutput {
     /// What a short command Pipe runs for itself may print: `simctl list -j` of a crowded host is about 1 MB, and
     /// an `xcresulttool` answer for thousands of tests a few MB.
     static let defaultStdoutLimit = 64 << 20
-    static let defaultStderrLimit = 1 << 20
+    static let defaultStderrLimit = 16 << 20
 
     init(stdoutLimit: Int = CollectedOutput.defaultStdoutLimit, stderrLimit: Int = CollectedOutput.defaultStderrLimit) {
         self.stdoutLimit = stdoutLimit

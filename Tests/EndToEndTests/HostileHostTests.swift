@@ -116,6 +116,30 @@ final class HostileHostTests: EmulatedHostTestCase {
             result.combined.contains("host mac-evil: the host's login shell printed text of its own"), result.combined)
     }
 
+    /// A test that prints far more than its layer's `log-limit`: the stored log and the stored events stop there,
+    /// the layer goes on, and its verdict is read from the whole output.
+    func testALogPastItsLimitIsCutWhileTheLayerGoesOn() throws {
+        let project = try makeProject(
+            pipeline: pipeline.replacingOccurrences(
+                of: "    scheme: Reader\n", with: "    scheme: Reader\n    log-limit: 100KB\n"))
+        try project.writeHostsFile(hostile.hostsFileEntry())
+        try plant("noisy-log")
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(result.exitCode, 0, result.combined)
+        XCTAssertTrue(
+            result.combined.contains("its log passed its limit of 100000 bytes (`log-limit`)"), result.combined)
+        let runFolder = try XCTUnwrap(project.runFolders().last)
+        let log = try Data(contentsOf: runFolder.appendingPathComponent("logic/xcodebuild.log"))
+        XCTAssertLessThan(log.count, 100_500, "the stored log was not cut")
+        XCTAssertGreaterThanOrEqual(log.count, 100_000)
+        XCTAssertNotNil(log.range(of: Data("[pipe: this log was cut at its limit of 100000 bytes".utf8)))
+        let logs = try project.pipe(["runs", "logs", "last"])
+        XCTAssertLessThan(logs.stdout.utf8.count, 101_000, "the run store kept more than the limit")
+        let record = try runRecord(project)
+        let tests = try XCTUnwrap((record["layers"] as? [[String: Any]])?.first?["tests"] as? [[String: Any]])
+        XCTAssertFalse(tests.isEmpty, "the verdict did not read the tests after the cut")
+    }
+
     private func runRecord(_ project: PipeProject) throws -> [String: Any] {
         let runFolder = try XCTUnwrap(project.runFolders().last)
         let data = try Data(contentsOf: runFolder.appendingPathComponent("summary.json"))

@@ -3,8 +3,8 @@ import PipeTestSupport
 import XCTest
 
 /// An emulated Mac that sends what no honest Mac sends: a login of its own (what it plants cannot reach the other
-/// hosts' account), and a `tar` and an `xcrun` of its own that answer with the payload named by `plant(_:)`:
-/// `device`, `escape` and `setuid` archives for a pull-back, an `endless-simctl` listing.
+/// hosts' account), and a `tar`, an `xcrun` and an `xcodebuild` of its own that answer with the payload named by `plant(_:)`:
+/// `device`, `escape` and `setuid` archives for a pull-back, an `endless-simctl` listing, a `noisy-log` test run.
 final class HostileMacHost {
     let host: EmulatedMacHost
     private let state: TemporaryDirectory
@@ -15,9 +15,11 @@ final class HostileMacHost {
         state = try TemporaryDirectory(prefix: "pipe-e2e-hostile")
         tools = try TemporaryDirectory(prefix: "pipe-e2e-hostile-tools")
         let modeFile = state.url.appendingPathComponent("hostile-mode")
-        for (name, text) in [
+        let scripts = [
             ("tar", Self.hostileTar(modeFile: modeFile)), ("xcrun", Self.hostileXcrun(modeFile: modeFile)),
-        ] {
+            ("xcodebuild", Self.noisyXcodebuild(modeFile: modeFile)),
+        ]
+        for (name, text) in scripts {
             let url = tools.appending(name)
             try text.write(to: url, atomically: true, encoding: .utf8)
             try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
@@ -92,6 +94,25 @@ final class HostileMacHost {
         while True: sys.stdout.buffer.write(line)' pipe-endless
         fi
         exec "${0%/*}/pipe-mac-emulator" xcrun "$@"
+        """
+    }
+
+    /// An `xcodebuild` whose `test`, while `modeFile` says `noisy-log`, first prints 20,000 lines (2 MB), then runs
+    /// as the emulator's: a test that prints far more than its layer's log may keep.
+    private static func noisyXcodebuild(modeFile: URL) -> String {
+        """
+        #!/bin/sh
+        if [ "$(cat \(modeFile.path) 2>/dev/null)" = noisy-log ]; then
+            case " $* " in
+            *" test "*)
+                i=0
+                while [ $i -lt 20000 ]; do
+                    echo "noise $i ............................................................................"
+                    i=$((i + 1))
+                done ;;
+            esac
+        fi
+        exec "${0%/*}/pipe-mac-emulator" xcodebuild "$@"
         """
     }
 

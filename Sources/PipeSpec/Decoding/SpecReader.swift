@@ -95,6 +95,19 @@ final class SpecReader {
         return seconds
     }
 
+    /// A size in bytes (`ByteSizeParser`).
+    func byteSize(_ node: YAMLNode, at path: SpecKeyPath) -> Int64? {
+        guard let scalar = scalar(node, at: path, expected: ByteSizeParser.expectation) else { return nil }
+        if !scalar.isText, scalar.resolved == .null { return nil }
+        let value = interpolate(scalar, node: node, at: path)
+        guard value.isComplete else { return nil }
+        guard let bytes = ByteSizeParser.bytes(from: value.text) else {
+            problems.error(path, at: node.start, "expected \(ByteSizeParser.expectation), found '\(value.text)'")
+            return nil
+        }
+        return bytes
+    }
+
     /// One of a fixed set of words (`merge`/`release`, `allow`/`block`), with the nearest one suggested.
     func choice<Value: RawRepresentable>(
         _ node: YAMLNode, at path: SpecKeyPath, among cases: [Value]

@@ -9,7 +9,7 @@ struct PipelineDecoder {
         "description", "repository", "host", "simulator", "parameters", "flaky", "retry", "concurrency", "secrets",
         "layers",
     ]
-    static let layerKeys = ["plugin", "gate", "needs", "timeout", "retry", "secrets"]
+    static let layerKeys = ["plugin", "gate", "needs", "timeout", "retry", "secrets", "log-limit", "artifact-limit"]
     static let retryKeys = ["infrastructure", "timed-out", "tests", "backoff"]
     static let platforms = ["iOS", "tvOS", "watchOS", "visionOS"]
 
@@ -449,6 +449,8 @@ struct PipelineDecoder {
         let needs = layer.read("needs", { $0.strings }) ?? []
         let secrets = layer.read("secrets", { $0.strings }) ?? []
         let timeout = layer.read("timeout", { $0.duration })
+        let logLimit = layer.read("log-limit", { $0.byteSize })
+        let artifactLimit = layer.read("artifact-limit", { $0.byteSize })
         var settings: [String: SettingValue] = [:]
         if let schema {
             let settingSchemas = schema.settings.filter { !Self.layerKeys.contains($0.key) }
@@ -464,10 +466,12 @@ struct PipelineDecoder {
                 }
             }
         }
-        let spec = LayerSpec(
+        var spec = LayerSpec(
             name: entry.key, plugin: kind ?? "", gate: gate ?? schema?.defaultGate ?? .merge,
             needs: needs.map(\.text), timeoutSeconds: timeout, settings: settings,
             retry: decodeRetry(layer), secrets: secrets.map(\.text))
+        if let logLimit { spec.logLimitBytes = logLimit }
+        if let artifactLimit { spec.artifactLimitBytes = artifactLimit }
         return DecodedLayer(spec: spec, needs: needs, secrets: secrets)
     }
 
