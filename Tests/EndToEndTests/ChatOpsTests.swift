@@ -102,15 +102,21 @@ final class ChatOpsTests: EmulatedHostTestCase {
         }
     }
 
+    /// Slack's signature of `body` at `timestamp`: `v0=` and lower-case hex.
+    private func signature(_ body: String, at timestamp: Date) -> String {
+        let stamp = String(Int(timestamp.timeIntervalSince1970))
+        let code = HMACDigest.authenticationCode(
+            .sha256, key: Array(secret.utf8), message: Array("v0:\(stamp):\(body)".utf8))
+        return "v0=" + code.map { String(format: "%02x", $0) }.joined()
+    }
+
     /// POSTs `body` with curl, signed under `secret` at `timestamp` unless `signature` is given.
     private func post(
         _ body: String, timestamp: Date = Date(), signature: String? = nil, contentType: String? = nil,
         extra: [String] = []
     ) throws -> Answer {
         let stamp = String(Int(timestamp.timeIntervalSince1970))
-        let code = HMACDigest.authenticationCode(
-            .sha256, key: Array(secret.utf8), message: Array("v0:\(stamp):\(body)".utf8))
-        let signed = signature ?? ("v0=" + code.map { String(format: "%02x", $0) }.joined())
+        let signed = signature ?? self.signature(body, at: timestamp)
         var arguments = [
             "-s", "-o", "-", "-w", "\n%{http_code} %{time_total}", "--max-time", "15",
             "-H", "X-Slack-Request-Timestamp: \(stamp)", "-H", "X-Slack-Signature: \(signed)", "--data-binary", body,
@@ -240,7 +246,8 @@ final class ChatOpsTests: EmulatedHostTestCase {
     }
 
     func testRefusalsAreAnsweredWithTheRightStatusAndQueueNothing() throws {
-        try startServer()
+        // Every refusal of this test is looked for one by one in the audit log, so none is only counted.
+        try startServer(limits: "\n    refusals-logged-per-peer: 20")
         let run = form("run app-intents")
         XCTAssertEqual(try post(run, signature: "v0=" + String(repeating: "ab", count: 32)).status, 401, "forged")
         XCTAssertEqual(try post(run, timestamp: Date().addingTimeInterval(-400)).status, 401, "stale")
@@ -251,6 +258,14 @@ final class ChatOpsTests: EmulatedHostTestCase {
         let replay = try post(runs, timestamp: stamp)
         XCTAssertEqual(replay.status, 401, "replayed")
         XCTAssertTrue(replay.text.contains("replayed"), replay.text)
+        // The captured request again with its signature's hex in other letter case: the same signature.
+        let hex = signature(runs, at: stamp).dropFirst(3)
+        let mixed = hex.enumerated().map { $0.offset % 3 == 0 ? $0.element.uppercased() : String($0.element) }.joined()
+        for variant in ["v0=" + hex.uppercased(), "v0=" + mixed] {
+            let again = try post(runs, timestamp: stamp, signature: variant)
+            XCTAssertEqual(again.status, 401, "replayed as \(variant)")
+            XCTAssertTrue(again.text.contains("replayed"), again.text)
+        }
         XCTAssertEqual(try post(run, contentType: "application/json").status, 415, "wrong content type")
         XCTAssertEqual(try post(run + "&padding=" + String(repeating: "x", count: 3000)).status, 413, "oversized")
         let stranger = try post(form("run app-intents", user: "U9EVE", name: "eve"))
@@ -307,5 +322,30 @@ final class ChatOpsTests: EmulatedHostTestCase {
             XCTAssertFalse(
                 FileManager.default.fileExists(atPath: "\(marker)-\(suffix)"), "\(marker)-\(suffix) was created")
         }
+    }
+
+    func testInjectionCorpusInChatFieldsIsAnsweredAndPostedAsPlainText() throws {
+        try startServer()
+        try? FileManager.default.removeItem(atPath: InjectionCorpus.witnessFile)
+        var answers: [String] = []
+        for (index, text) in (InjectionCorpus.strings + [InjectionCorpus.withNUL]).enumerated() {
+            // Strangers, each once: the answer names who asked and what, from fields the request chose.
+            let body = form("status \(text)", user: "U9X\(index)", name: text)
+            guard body.utf8.count <= 2048 else { continue }  // over the body limit: 413, as tested above
+            let answer = try post(body)
+            // Text that is not one command is answered with help (200); the rest reaches authorization.
+            XCTAssertTrue([200, 403].contains(answer.status), "\(text.debugDescription): \(answer.body.prefix(300))")
+            if answer.status == 403 { XCTAssertTrue(answer.text.contains("is not named"), answer.text) }
+            answers.append(answer.text)
+        }
+        let refused = answers.filter { $0.contains("is not named") }.count
+        XCTAssertGreaterThan(refused, 20)
+        waitUntil("the refusals were posted", timeout: 20) { receiver.texts.count >= refused }
+        for text in answers + receiver.texts {
+            XCTAssertFalse(text.contains("<!") || text.contains("<http"), "markup in \(text.prefix(300))")
+            XCTAssertFalse(text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, text)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: InjectionCorpus.witnessFile), "a command ran")
+        XCTAssertEqual(try storedRuns().count, 0)
     }
 }

@@ -80,6 +80,17 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertEqual(recorder.requests.first?.head.remoteAddress, "127.0.0.1")
     }
 
+    func testAHeaderSentTwiceIsMarkedSoItIsNeverReadOneWay() throws {
+        let recorder = Recorder()
+        let server = try start(recorder)
+        let answer = try SocketClient.exchange(
+            "POST /in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Sig: v0=aa\r\nx-sig: v0=AA\r\nX-Once: 1\r\n"
+                + "Content-Length: 0\r\n\r\n", port: server.port)
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200"), answer)
+        XCTAssertEqual(recorder.requests.first?.head.repeatedHeaders, ["x-sig"])
+        XCTAssertEqual(recorder.requests.first?.head.header("x-once"), "1")
+    }
+
     func testASlowClientIsCutOffAtTheTotalLimitThoughItNeverGoesIdle() throws {
         let recorder = Recorder()
         let server = try start(recorder, limits: HTTPServerLimits(requestSeconds: 1))
