@@ -55,7 +55,7 @@ extension ChatOpsEndpoint {
         } catch {
             entry.decision = .failed
             entry.reason = "not understood: \(error.message)"
-            let help = ChatCommandParser.help(topic: error.command, command: ChatText.plain(command.command))
+            let help = Self.help(topic: error.command, command: command.command)
             return Outcome(response: Self.ephemeral("\(ChatText.plain(error.message))\n\(help)"), audit: entry)
         }
         entry.command = parsed.name
@@ -86,7 +86,7 @@ extension ChatOpsEndpoint {
         }
 
         if case .help(let topic) = parsed {
-            return answer(ChatCommandParser.help(topic: topic, command: slash), reason: "help")
+            return answer(Self.help(topic: topic, command: command.command), reason: "help")
         }
         guard authorization.mayRead(user: command.userID, channel: command.channelID) else {
             return forbid(authorization.readRefusal(user: command.userID, channel: command.channelID, who: who))
@@ -94,7 +94,7 @@ extension ChatOpsEndpoint {
         do {
             switch parsed {
             case .help:
-                return answer(ChatCommandParser.help(command: slash), reason: "help")
+                return answer(Self.help(command: command.command), reason: "help")
             case .run(let pipeline, let ref, let parameters):
                 let known = try backend.pipelineNames()
                 guard known.contains(pipeline) else {
@@ -104,7 +104,7 @@ extension ChatOpsEndpoint {
                     }
                     message += known.isEmpty ? "" : " (pipelines: \(ChatText.plain(known.joined(separator: ", "))))"
                     return answer(
-                        message + "\n" + ChatCommandParser.help(topic: "run", command: slash),
+                        message + "\n" + Self.help(topic: "run", command: command.command),
                         decision: .failed, reason: "no pipeline \(pipeline)")
                 }
                 guard authorization.mayRun(pipeline, user: command.userID, channel: command.channelID) else {
@@ -187,6 +187,12 @@ extension ChatOpsEndpoint {
         return notifier.channel(
             url: url, requestedAt: now, inChannel: inChannel,
             label: command.requester + (run.map { ", run \($0)" } ?? ""))
+    }
+
+    /// The help as the chat shows it: its `<run>`-style placeholders, and the command as the request named it,
+    /// escaped like any other text.
+    static func help(topic: String? = nil, command: String) -> String {
+        ChatText.block(ChatCommandParser.help(topic: topic, command: command))
     }
 
     /// Slack sends `&`, `<` and `>` in a command's text as `&amp;`, `&lt;` and `&gt;`.

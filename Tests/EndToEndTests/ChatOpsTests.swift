@@ -342,7 +342,8 @@ final class ChatOpsTests: EmulatedHostTestCase {
         XCTAssertGreaterThan(refused, 20)
         waitUntil("the refusals were posted", timeout: 20) { receiver.texts.count >= refused }
         for text in answers + receiver.texts {
-            XCTAssertFalse(text.contains("<!") || text.contains("<http"), "markup in \(text.prefix(300))")
+            // Slack reads every < > as markup; the answers and posts escape them all, the help's included.
+            XCTAssertFalse(text.contains("<") || text.contains(">"), "markup in \(text.prefix(300))")
             XCTAssertFalse(text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, text)
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: InjectionCorpus.witnessFile), "a command ran")
