@@ -119,6 +119,24 @@ final class EndpointFloodTests: XCTestCase {
         XCTAssertEqual(logged.filter { $0.verified && $0.decision == .accepted }.count, 5, "every genuine request")
     }
 
+    func testAPeersCountIsWrittenWhenItsWindowEndsThoughNoRequestFollows() throws {
+        let port = try start(limits: ChatOpsLimits(refusalsLoggedPerPeer: 1, refusalWindowSeconds: 0.5))
+        for _ in 0..<10 {
+            let answer = try SocketClient.exchange(slackRequest(signature: "v0=00"), port: port, from: "127.0.0.4")
+            XCTAssertTrue(answer.hasPrefix("HTTP/1.1 401"), answer)
+        }
+        var counted: ChatAuditEntry?
+        let deadline = Date().addingTimeInterval(5)
+        while counted == nil, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            counted = try entries().first { $0.count != nil }
+        }
+        XCTAssertEqual(counted?.count, 10, "written while the endpoint runs")
+        XCTAssertEqual(
+            counted?.reason,
+            "10 requests refused from 127.0.0.4 in the last 0.5 s: bad signature ×9 (the first is logged on its own)")
+    }
+
     func testConnectionsPerPeerAreLimitedAndOtherPeersStillGetThrough() throws {
         let port = try start(limits: ChatOpsLimits(connectionsPerPeer: 3, headSeconds: 10))
         let held = try (0..<3).map { _ in try SocketClient(port: port, from: "127.0.0.7") }

@@ -89,7 +89,8 @@ public final class RefusalThrottle: @unchecked Sendable {
             .map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
         let spoke = address == Self.otherPeers ? "from other peers" : "from \(address)"
         var reason = "\(peer.total) requests refused \(spoke) in the last \(Self.duration(window)): \(kinds)"
-        if peer.logged > 0 { reason += " (the first \(peer.logged) are logged one by one)" }
+        if peer.logged == 1 { reason += " (the first is logged on its own)" }
+        if peer.logged > 1 { reason += " (the first \(peer.logged) are logged one by one)" }
         return ChatAuditEntry(
             at: now, remoteAddress: address, status: nil, decision: .refused, reason: reason, kind: "refusals counted",
             count: peer.total)
@@ -98,6 +99,6 @@ public final class RefusalThrottle: @unchecked Sendable {
     static func duration(_ seconds: TimeInterval) -> String {
         if seconds == 60 { return "minute" }
         if seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(Int(seconds / 60)) minutes" }
-        return "\(Int(seconds.rounded())) s"
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : String(format: "%.1f s", seconds)
     }
 }
