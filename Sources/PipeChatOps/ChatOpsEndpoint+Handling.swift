@@ -82,7 +82,7 @@ extension ChatOpsEndpoint {
         }
         func failed(_ action: String, _ error: Error) -> Outcome {
             let message = (error as? ChatOpsBackendError)?.message ?? "could not \(action): \(error)"
-            return answer(ChatText.plain(message), decision: .failed, reason: message)
+            return answer(ChatText.block(message), decision: .failed, reason: message)
         }
 
         if case .help(let topic) = parsed {

@@ -10,6 +10,8 @@ final class ChatOpsTests: EmulatedHostTestCase {
     private var server: BackgroundPipe?
     private var receiver: ResponseReceiver!
     private var endpoint = ""
+    /// curl's options to reach the endpoint (its Unix socket, when it listens on one).
+    private var route: [String] = []
     private var project: PipeProject!
 
     override func setUpWithError() throws {
@@ -31,7 +33,7 @@ final class ChatOpsTests: EmulatedHostTestCase {
 
     /// Starts the endpoint on a free port with a config naming alice (may run anything and sign shortcuts) and bob
     /// (may read, run nothing).
-    private func startServer(limits: String = "", underController: Bool = false) throws {
+    private func startServer(limits: String = "", underController: Bool = false, unixSocket: String? = nil) throws {
         try secret.write(
             to: project.url.appendingPathComponent(".pipe/chatops-secret"), atomically: true, encoding: .utf8)
         let config = """
@@ -55,7 +57,18 @@ final class ChatOpsTests: EmulatedHostTestCase {
                     run: []
             """
         let server: BackgroundPipe
-        if underController {
+        if let unixSocket {
+            try config.replacingOccurrences(of: "address: 127.0.0.1\n  port: 8088", with: "unix-socket: \(unixSocket)")
+                .write(to: project.url.appendingPathComponent(".pipe/chatops.yml"), atomically: true, encoding: .utf8)
+            server = try BackgroundPipe(["chatops", "serve", "--config", ".pipe/chatops.yml"], in: project)
+            self.server = server
+            waitUntil("the endpoint listens on its socket", timeout: 20) {
+                server.chunks().map(\.text).joined().contains("listening on unix:\(unixSocket)")
+            }
+            endpoint = "http://localhost/chatops/slash"
+            route = ["--unix-socket", unixSocket]
+            return
+        } else if underController {
             // The controller's config holds the same section; the file names the secret relative to itself.
             try config.replacingOccurrences(of: "port: 8088", with: "port: 0").write(
                 to: project.url.appendingPathComponent(".pipe/controller.yml"), atomically: true, encoding: .utf8)
@@ -123,7 +136,7 @@ final class ChatOpsTests: EmulatedHostTestCase {
         ]
         if let contentType { arguments += ["-H", "Content-Type: \(contentType)"] }
         let result = try CommandRunner.run(
-            URL(fileURLWithPath: "/usr/bin/curl"), arguments + extra + [endpoint])
+            URL(fileURLWithPath: "/usr/bin/curl"), arguments + route + extra + [endpoint])
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         let last = lines.last.map(String.init) ?? ""
         let parts = last.split(separator: " ")
@@ -348,5 +361,25 @@ final class ChatOpsTests: EmulatedHostTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: InjectionCorpus.witnessFile), "a command ran")
         XCTAssertEqual(try storedRuns().count, 0)
+    }
+
+    func testBehindAProxyOnAUnixSocketTheForwardedAddressIsBelievedAndTheChatServed() throws {
+        let socket = "/tmp/pipe-chatops-\(UUID().uuidString.prefix(8)).sock"
+        try startServer(unixSocket: socket)
+        let forwarded = ["-H", "X-Forwarded-For: 203.0.113.7, 198.51.100.4"]
+        XCTAssertEqual(try post(form("runs"), extra: forwarded).status, 200, "a signed request through the socket")
+        XCTAssertEqual(
+            try post(form("runs"), signature: "v0=" + String(repeating: "ef", count: 32), extra: forwarded).status, 401)
+        Thread.sleep(forTimeInterval: 0.3)
+        let entries = try audit()
+        XCTAssertEqual(entries.compactMap { $0["remoteAddress"] as? String }, ["198.51.100.4", "198.51.100.4"])
+        XCTAssertEqual(entries.compactMap { $0["proxy"] as? String }, ["unix", "unix"])
+        let attributes = try FileManager.default.attributesOfItem(atPath: socket)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o660, "only Pipe's user and group")
+
+        // With a socket to listen on, --port is a mistake, not a second listener.
+        let result = try project.pipe(["chatops", "serve", "--config", ".pipe/chatops.yml", "--port", "0"])
+        XCTAssertEqual(result.exitCode, 2, result.combined)
+        XCTAssertTrue(result.combined.contains("--port is not used"), result.combined)
     }
 }

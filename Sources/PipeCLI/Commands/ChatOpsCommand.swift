@@ -61,6 +61,11 @@ enum ChatOpsCommand {
             return PipeExitCode.usage.rawValue
         }
         if let port = arguments.string("port") {
+            if let socket = config.unixSocket {
+                throw UsageError(
+                    .custom("--port is not used: \(configPath) sets unix-socket \(socket), the only place it listens"),
+                    command: arguments.command)
+            }
             guard let value = UInt16(port) else {
                 throw UsageError(
                     .invalidValue(option: "--port", value: port, expected: "a port number from 0 to 65535"),
