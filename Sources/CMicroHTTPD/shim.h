@@ -9,18 +9,31 @@
 
 /// `MHD_start_daemon` is variadic and so not callable from Swift: this starts the one kind of daemon Pipe uses.
 /// A polling thread inside libmicrohttpd plus a thread per connection (so a handler may wait for its answer), bound
-/// to `address`, with the limits Pipe enforces: memory per connection (bounds the request header), connections at
-/// once, and idle seconds. The three callbacks share `context`.
+/// to `address` (or, when `listen_fd` is not -1, accepting on that already listening socket: a Unix socket), with
+/// the limits Pipe enforces: memory per connection (bounds the request header), connections at once, connections
+/// from one IP address (0: no limit), and idle seconds. The three callbacks share `context`.
 static inline struct MHD_Daemon *pipe_mhd_start(
-    const struct sockaddr *address, uint16_t port, size_t memory_limit, unsigned int connection_limit,
-    unsigned int idle_timeout, MHD_AccessHandlerCallback handler, MHD_RequestCompletedCallback completed,
-    MHD_NotifyConnectionCallback notify, void *context) {
+    const struct sockaddr *address, int listen_fd, uint16_t port, size_t memory_limit, unsigned int connection_limit,
+    unsigned int per_ip_limit, unsigned int idle_timeout, MHD_AccessHandlerCallback handler,
+    MHD_RequestCompletedCallback completed, MHD_NotifyConnectionCallback notify, void *context) {
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL;
+    if (listen_fd >= 0) {
+        return MHD_start_daemon(
+            flags, 0, NULL, NULL, handler, context,
+            MHD_OPTION_LISTEN_SOCKET, listen_fd,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
+            MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+            MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout,
+            MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+            MHD_OPTION_NOTIFY_CONNECTION, notify, context,
+            MHD_OPTION_END);
+    }
     return MHD_start_daemon(
         flags, port, NULL, NULL, handler, context,
         MHD_OPTION_SOCK_ADDR, address,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, memory_limit,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_ip_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, idle_timeout,
         MHD_OPTION_NOTIFY_COMPLETED, completed, context,
         MHD_OPTION_NOTIFY_CONNECTION, notify, context,

@@ -5,13 +5,13 @@ import PipeCore
 extension ChatOpsEndpoint {
     /// Verifies, reads, limits, parses, authorizes and carries out one complete request.
     func handle(_ request: HTTPRequest) -> Outcome {
-        let now = clock()
-        var entry = ChatAuditEntry(
-            at: now, remoteAddress: request.head.remoteAddress, status: nil, decision: .refused, reason: "")
-        func refuse(_ status: Int, _ reason: String, text: String? = nil) -> Outcome {
+        var entry = entry(for: request.head, fallback: request.head.remoteAddress)
+        let now = entry.at
+        func refuse(_ status: Int, _ reason: String, kind: String? = nil, text: String? = nil) -> Outcome {
             entry.decision = .refused
             entry.reason = reason
-            return Outcome(response: Self.ephemeral(text ?? reason, status: status), audit: entry)
+            entry.kind = kind
+            return Outcome(response: Self.ephemeral(ChatText.plain(text ?? reason), status: status), audit: entry)
         }
 
         // 1. Proof that the chat sent it, before anything else is believed. Slack signs the raw bytes, so it is
@@ -22,15 +22,15 @@ extension ChatOpsEndpoint {
             form = try FormDecoder.dictionary(request.body)
             if config.dialect == .mattermost { try verifier.verify(request, form: form, now: now) }
         } catch let failure as VerificationFailure {
-            return refuse(failure.status, failure.message)
+            return refuse(failure.status, failure.message, kind: failure.kind)
         } catch {
-            return refuse(400, "the body is not a form: \(error)")
+            return refuse(400, "the body is not a form: \(error)", kind: "not a form")
         }
         let command: SlashCommand
         do {
             command = try SlashCommand(form: form)
         } catch {
-            return refuse(400, "not a slash command: \(error.message)")
+            return refuse(400, "not a slash command: \(error.message)", kind: "not a slash command")
         }
         entry.verified = true
         entry.userID = command.userID
@@ -42,7 +42,7 @@ extension ChatOpsEndpoint {
         // 2. Per-user rate.
         if let wait = rateLimiter.take(command.userID, now: now) {
             return refuse(
-                429, "rate limit: \(config.limits.requestsPerMinute) requests a minute per user",
+                429, "rate limit: \(config.limits.requestsPerMinute) requests a minute per user", kind: "rate limit",
                 text: "too many requests: try again in \(Int(wait.rounded(.up))) s "
                     + "(\(config.limits.requestsPerMinute) a minute per user)")
         }
@@ -55,8 +55,8 @@ extension ChatOpsEndpoint {
         } catch {
             entry.decision = .failed
             entry.reason = "not understood: \(error.message)"
-            let help = ChatCommandParser.help(topic: error.command, command: command.command)
-            return Outcome(response: Self.ephemeral("\(error.message)\n\(help)"), audit: entry)
+            let help = Self.help(topic: error.command, command: command.command)
+            return Outcome(response: Self.ephemeral("\(ChatText.plain(error.message))\n\(help)"), audit: entry)
         }
         entry.command = parsed.name
         return carryOut(parsed, command: command, entry: entry, now: now)
@@ -66,6 +66,7 @@ extension ChatOpsEndpoint {
         var entry = entry
         let authorization = config.authorization
         let who = command.requester
+        let slash = ChatText.plain(command.command)
         func answer(_ text: String, decision: ChatAuditEntry.Decision = .accepted, reason: String) -> Outcome {
             entry.decision = decision
             entry.reason = reason
@@ -77,15 +78,15 @@ extension ChatOpsEndpoint {
             if let channel = responseChannel(command, now: now, inChannel: false) {
                 notifier.send("refused: \(ChatText.plain(reason))", to: channel, summary: "a refusal")
             }
-            return Outcome(response: Self.ephemeral("refused: \(reason)", status: 403), audit: entry)
+            return Outcome(response: Self.ephemeral("refused: \(ChatText.plain(reason))", status: 403), audit: entry)
         }
         func failed(_ action: String, _ error: Error) -> Outcome {
             let message = (error as? ChatOpsBackendError)?.message ?? "could not \(action): \(error)"
-            return answer(message, decision: .failed, reason: message)
+            return answer(ChatText.block(message), decision: .failed, reason: message)
         }
 
         if case .help(let topic) = parsed {
-            return answer(ChatCommandParser.help(topic: topic, command: command.command), reason: "help")
+            return answer(Self.help(topic: topic, command: command.command), reason: "help")
         }
         guard authorization.mayRead(user: command.userID, channel: command.channelID) else {
             return forbid(authorization.readRefusal(user: command.userID, channel: command.channelID, who: who))
@@ -93,17 +94,17 @@ extension ChatOpsEndpoint {
         do {
             switch parsed {
             case .help:
-                return answer(ChatCommandParser.help(command: command.command), reason: "help")
+                return answer(Self.help(command: command.command), reason: "help")
             case .run(let pipeline, let ref, let parameters):
                 let known = try backend.pipelineNames()
                 guard known.contains(pipeline) else {
                     var message = "no pipeline '\(ChatText.plain(pipeline))'"
                     if let near = EditDistance.nearest(to: pipeline, in: known) {
-                        message += "; did you mean '\(near)'?"
+                        message += "; did you mean '\(ChatText.plain(near))'?"
                     }
-                    message += known.isEmpty ? "" : " (pipelines: \(known.joined(separator: ", ")))"
+                    message += known.isEmpty ? "" : " (pipelines: \(ChatText.plain(known.joined(separator: ", "))))"
                     return answer(
-                        message + "\n" + ChatCommandParser.help(topic: "run", command: command.command),
+                        message + "\n" + Self.help(topic: "run", command: command.command),
                         decision: .failed, reason: "no pipeline \(pipeline)")
                 }
                 guard authorization.mayRun(pipeline, user: command.userID, channel: command.channelID) else {
@@ -125,7 +126,8 @@ extension ChatOpsEndpoint {
                 } else {
                     text +=
                         "\n(results will not be posted here: this request's response_url is not one "
-                        + "chatops.response-urls allows; `/pipe status \(queued.runID)` shows the run)"
+                        + "chatops.response-urls allows; `\(slash) status \(ChatText.plain(queued.runID))` shows the "
+                        + "run)"
                 }
                 return answer(text, reason: "queued run \(queued.runID) of \(pipeline)")
             case .status(let typed):
@@ -133,8 +135,8 @@ extension ChatOpsEndpoint {
                 entry.runID = runID
                 guard let record = try backend.record(run: runID) else {
                     return answer(
-                        "run \(runID) has not started yet (it waits in the queue), or is unknown", decision: .failed,
-                        reason: "no record of run \(runID)")
+                        "run \(ChatText.plain(runID)) has not started yet (it waits in the queue), or is unknown",
+                        decision: .failed, reason: "no record of run \(runID)")
                 }
                 return answer(ChatMessages.status(record), reason: "status of \(runID)")
             case .runs(let pipeline):
@@ -153,8 +155,8 @@ extension ChatOpsEndpoint {
                 entry.runID = runID
                 guard let record = try backend.record(run: runID) else {
                     return answer(
-                        "run \(runID) has not started yet (it waits in the queue), or is unknown", decision: .failed,
-                        reason: "no record of run \(runID)")
+                        "run \(ChatText.plain(runID)) has not started yet (it waits in the queue), or is unknown",
+                        decision: .failed, reason: "no record of run \(runID)")
                 }
                 guard authorization.maySignoff(pipeline: record.pipeline, layer: layer, user: command.userID) else {
                     return forbid(
@@ -176,15 +178,21 @@ extension ChatOpsEndpoint {
     /// The request's `response_url` as a channel, when there is one and the config allows it.
     func responseChannel(_ command: SlashCommand, now: Date, inChannel: Bool, run: String? = nil) -> ResponseChannel? {
         guard let url = command.responseURL else { return nil }
-        guard config.responseURLPrefixes.contains(where: { url.hasPrefix($0) }) else {
+        if let refusal = ResponseURLRule.refusal(of: url, by: config.responseURLs) {
             log(
-                "chatops: not posting to the response_url of \(command.requester): it does not start with any of "
-                    + "chatops.response-urls (\(config.responseURLPrefixes.joined(separator: ", ")))")
+                "chatops: not posting to the response_url of \(AuditText.cut(command.requester, to: 200)): "
+                    + refusal)
             return nil
         }
         return notifier.channel(
             url: url, requestedAt: now, inChannel: inChannel,
             label: command.requester + (run.map { ", run \($0)" } ?? ""))
+    }
+
+    /// The help as the chat shows it: its `<run>`-style placeholders, and the command as the request named it,
+    /// escaped like any other text.
+    static func help(topic: String? = nil, command: String) -> String {
+        ChatText.block(ChatCommandParser.help(topic: topic, command: command))
     }
 
     /// Slack sends `&`, `<` and `>` in a command's text as `&amp;`, `&lt;` and `&gt;`.

@@ -9,6 +9,10 @@ import PipeCore
 /// (415), body size (413), then on a worker: verification (401/400), form (400), per-user rate (429), command
 /// (a misunderstood one gets help), authorization (403, and the reason posted to the response URL too, since
 /// Slack shows only a generic error for a non-200 answer).
+///
+/// The audit log takes bounded room: every field is cut to `limits.auditFieldBytes`, and refusals of requests
+/// that did not verify go through a `RefusalThrottle` per peer (the proxy's forwarded address only when
+/// `ProxyHeaderTrust` believes it). Verified requests are always written and never limited by others' refusals.
 public final class ChatOpsEndpoint: HTTPServerDelegate, @unchecked Sendable {
     public let config: ChatOpsConfig
     let verifier: RequestVerifier
@@ -17,17 +21,23 @@ public final class ChatOpsEndpoint: HTTPServerDelegate, @unchecked Sendable {
     let notifier: ResponseNotifier
     let watcher: RunProgressWatcher
     let rateLimiter: RateLimiter
+    let refusals: RefusalThrottle
+    let proxyTrust: ProxyHeaderTrust
     let log: @Sendable (String) -> Void
     let clock: @Sendable () -> Date
     private var server: HTTPServer?
+    private let flusher = DispatchGroup()
+    private let flushCondition = NSCondition()
+    private var flushing = false
 
     /// - Parameters:
     ///   - secret: the signing secret (Slack) or command token (Mattermost), as `ChatOpsSecret.read` returns it.
+    ///   - proxySecret: the shared secret of `config.proxy.secret`, as `ChatOpsSecret.read` returns it.
     ///   - log: the server's log (stderr for `pipe chatops serve`); never given a secret.
     ///   - progressInterval: how often queued runs' records are read for progress messages.
     public init(
-        config: ChatOpsConfig, secret: String, backend: ChatOpsBackend, audit: ChatAuditLog,
-        notifier: ResponseNotifier? = nil, progressInterval: Double = 1,
+        config: ChatOpsConfig, secret: String, proxySecret: String? = nil, backend: ChatOpsBackend,
+        audit: ChatAuditLog, notifier: ResponseNotifier? = nil, progressInterval: Double = 1,
         clock: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void
     ) {
         self.config = config
@@ -40,54 +50,121 @@ public final class ChatOpsEndpoint: HTTPServerDelegate, @unchecked Sendable {
         self.watcher = RunProgressWatcher(
             backend: backend, notifier: notifier, interval: progressInterval, log: log)
         self.rateLimiter = RateLimiter(perMinute: config.limits.requestsPerMinute)
+        self.refusals = RefusalThrottle(
+            perPeer: config.limits.refusalsLoggedPerPeer, window: config.limits.refusalWindowSeconds)
+        self.proxyTrust = ProxyHeaderTrust(
+            forwardedFor: config.proxy?.forwardedFor ?? "X-Forwarded-For", secretHeader: config.proxy?.secretHeader,
+            secret: proxySecret)
         self.log = log
         self.clock = clock
     }
 
-    /// Starts listening; returns the port (the one chosen when the config says 0).
+    /// Starts listening; returns the port (the one chosen when the config says 0; 0 on a Unix socket).
     @discardableResult
     public func start() throws -> UInt16 {
-        let server = try HTTPServer(
-            address: config.address, port: config.port, limits: config.serverLimits, delegate: self)
+        if config.proxy?.secretHeader != nil, proxyTrust.secretHeader == nil {
+            throw ChatOpsError(
+                "chatops.proxy.secret-header is set but its secret was not given to the endpoint (empty or not read)")
+        }
+        let server = try HTTPServer(listener: config.listener, limits: config.serverLimits, delegate: self)
         self.server = server
+        startFlushing()
         return server.port
     }
 
-    /// Stops listening, then following runs and posting messages.
+    /// Stops listening, writes the refusals still counted, then stops following runs and posting messages.
     public func stop() {
         server?.stop()
         server = nil
+        flushCondition.lock()
+        let wasFlushing = flushing
+        flushing = false
+        flushCondition.broadcast()
+        flushCondition.unlock()
+        if wasFlushing { flusher.wait() }
+        for summary in refusals.drain(now: clock()) { write(summary) }
         watcher.stop()
         notifier.stop()
+    }
+
+    /// Writes each peer's count of refusals when its window ends, also when no request follows.
+    private func startFlushing() {
+        flushCondition.lock()
+        flushing = true
+        flushCondition.unlock()
+        flusher.enter()
+        let interval = min(1, config.limits.refusalWindowSeconds / 4)
+        let thread = Thread { [self] in
+            while true {
+                flushCondition.lock()
+                if flushing { _ = flushCondition.wait(until: Date().addingTimeInterval(interval)) }
+                let going = flushing
+                flushCondition.unlock()
+                guard going else { break }
+                for summary in refusals.due(now: clock()) { write(summary) }
+            }
+            flusher.leave()
+        }
+        thread.name = "pipe-chatops-refusals"
+        thread.start()
     }
 
     // MARK: - HTTPServerDelegate
 
     public func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
-        let refusal: (Int, String)?
+        let refusal: (Int, String, String)?
+        let quoted = { (text: String) in "'" + AuditText.cut(text, to: Self.echoedBytes) + "'" }
         if head.path != config.path {
-            refusal = (404, "no endpoint at \(head.path)")
+            refusal = (404, "wrong path", "no endpoint at \(quoted(head.path))")
         } else if head.method != "POST" {
-            refusal = (405, "slash commands are sent with POST, not \(head.method)")
+            refusal = (405, "wrong method", "slash commands are sent with POST, not \(quoted(head.method))")
         } else if head.mediaType != "application/x-www-form-urlencoded" {
             refusal = (
-                415, "slash commands are sent as application/x-www-form-urlencoded, not \(head.mediaType ?? "nothing")"
+                415, "wrong media type",
+                "slash commands are sent as application/x-www-form-urlencoded, not "
+                    + (head.mediaType.map(quoted) ?? "nothing")
             )
         } else {
             refusal = nil
         }
-        guard let (status, reason) = refusal else { return nil }
-        record(
-            ChatAuditEntry(
-                at: clock(), remoteAddress: head.remoteAddress, status: status, decision: .refused, reason: reason))
+        guard let (status, kind, reason) = refusal else { return nil }
+        var entry = entry(for: head, fallback: head.remoteAddress)
+        entry.status = status
+        entry.reason = reason
+        entry.kind = kind
+        record(entry)
         return .text(status, reason)
     }
 
     public func refused(_ head: HTTPRequestHead?, remoteAddress: String, status: Int?, reason: String) {
-        record(
-            ChatAuditEntry(
-                at: clock(), remoteAddress: remoteAddress, status: status, decision: .refused, reason: reason))
+        var entry = entry(for: head, fallback: remoteAddress)
+        entry.status = status
+        entry.reason = reason
+        entry.kind = Self.kind(ofServerRefusal: reason, status: status)
+        record(entry)
     }
+
+    /// An audit entry for a request from `head`'s sender (the client a believed proxy names, else the peer).
+    func entry(for head: HTTPRequestHead?, fallback: String) -> ChatAuditEntry {
+        let peer = head?.remoteAddress ?? fallback
+        let client = head.map(proxyTrust.clientAddress) ?? fallback
+        var entry = ChatAuditEntry(at: clock(), remoteAddress: client, status: nil, decision: .refused, reason: "")
+        if client != peer { entry.proxy = peer }
+        return entry
+    }
+
+    /// The fixed label of a refusal the HTTP server made.
+    static func kind(ofServerRefusal reason: String, status: Int?) -> String {
+        switch status {
+        case 413?: return "body too large"
+        case 503?: return "server busy"
+        case let code?: return "HTTP \(code)"
+        case nil: return reason.hasPrefix("cut off") ? "slow or stalled client" : "closed early"
+        }
+    }
+
+    /// How much of a sender's path, method or media type a refusal repeats.
+    static let echoedBytes = 80
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let outcome = handle(request)
@@ -97,7 +174,14 @@ public final class ChatOpsEndpoint: HTTPServerDelegate, @unchecked Sendable {
         return outcome.response
     }
 
+    /// Writes `entry`, bounded; refusals of unverified requests through the throttle.
     func record(_ entry: ChatAuditEntry) {
+        let bounded = entry.bounded(fieldBytes: config.limits.auditFieldBytes)
+        guard !entry.verified, entry.decision == .refused else { return write(bounded) }
+        for admitted in refusals.admit(bounded, now: entry.at) { write(admitted) }
+    }
+
+    private func write(_ entry: ChatAuditEntry) {
         do {
             try audit.record(entry)
         } catch {

@@ -10,6 +10,8 @@ final class ChatOpsTests: EmulatedHostTestCase {
     private var server: BackgroundPipe?
     private var receiver: ResponseReceiver!
     private var endpoint = ""
+    /// curl's options to reach the endpoint (its Unix socket, when it listens on one).
+    private var route: [String] = []
     private var project: PipeProject!
 
     override func setUpWithError() throws {
@@ -31,7 +33,7 @@ final class ChatOpsTests: EmulatedHostTestCase {
 
     /// Starts the endpoint on a free port with a config naming alice (may run anything and sign shortcuts) and bob
     /// (may read, run nothing).
-    private func startServer(limits: String = "", underController: Bool = false) throws {
+    private func startServer(limits: String = "", underController: Bool = false, unixSocket: String? = nil) throws {
         try secret.write(
             to: project.url.appendingPathComponent(".pipe/chatops-secret"), atomically: true, encoding: .utf8)
         let config = """
@@ -55,7 +57,18 @@ final class ChatOpsTests: EmulatedHostTestCase {
                     run: []
             """
         let server: BackgroundPipe
-        if underController {
+        if let unixSocket {
+            try config.replacingOccurrences(of: "address: 127.0.0.1\n  port: 8088", with: "unix-socket: \(unixSocket)")
+                .write(to: project.url.appendingPathComponent(".pipe/chatops.yml"), atomically: true, encoding: .utf8)
+            server = try BackgroundPipe(["chatops", "serve", "--config", ".pipe/chatops.yml"], in: project)
+            self.server = server
+            waitUntil("the endpoint listens on its socket", timeout: 20) {
+                server.chunks().map(\.text).joined().contains("listening on unix:\(unixSocket)")
+            }
+            endpoint = "http://localhost/chatops/slash"
+            route = ["--unix-socket", unixSocket]
+            return
+        } else if underController {
             // The controller's config holds the same section; the file names the secret relative to itself.
             try config.replacingOccurrences(of: "port: 8088", with: "port: 0").write(
                 to: project.url.appendingPathComponent(".pipe/controller.yml"), atomically: true, encoding: .utf8)
@@ -102,22 +115,28 @@ final class ChatOpsTests: EmulatedHostTestCase {
         }
     }
 
+    /// Slack's signature of `body` at `timestamp`: `v0=` and lower-case hex.
+    private func signature(_ body: String, at timestamp: Date) -> String {
+        let stamp = String(Int(timestamp.timeIntervalSince1970))
+        let code = HMACDigest.authenticationCode(
+            .sha256, key: Array(secret.utf8), message: Array("v0:\(stamp):\(body)".utf8))
+        return "v0=" + code.map { String(format: "%02x", $0) }.joined()
+    }
+
     /// POSTs `body` with curl, signed under `secret` at `timestamp` unless `signature` is given.
     private func post(
         _ body: String, timestamp: Date = Date(), signature: String? = nil, contentType: String? = nil,
         extra: [String] = []
     ) throws -> Answer {
         let stamp = String(Int(timestamp.timeIntervalSince1970))
-        let code = HMACDigest.authenticationCode(
-            .sha256, key: Array(secret.utf8), message: Array("v0:\(stamp):\(body)".utf8))
-        let signed = signature ?? ("v0=" + code.map { String(format: "%02x", $0) }.joined())
+        let signed = signature ?? self.signature(body, at: timestamp)
         var arguments = [
             "-s", "-o", "-", "-w", "\n%{http_code} %{time_total}", "--max-time", "15",
             "-H", "X-Slack-Request-Timestamp: \(stamp)", "-H", "X-Slack-Signature: \(signed)", "--data-binary", body,
         ]
         if let contentType { arguments += ["-H", "Content-Type: \(contentType)"] }
         let result = try CommandRunner.run(
-            URL(fileURLWithPath: "/usr/bin/curl"), arguments + extra + [endpoint])
+            URL(fileURLWithPath: "/usr/bin/curl"), arguments + route + extra + [endpoint])
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
         let last = lines.last.map(String.init) ?? ""
         let parts = last.split(separator: " ")
@@ -240,7 +259,8 @@ final class ChatOpsTests: EmulatedHostTestCase {
     }
 
     func testRefusalsAreAnsweredWithTheRightStatusAndQueueNothing() throws {
-        try startServer()
+        // Every refusal of this test is looked for one by one in the audit log, so none is only counted.
+        try startServer(limits: "\n    refusals-logged-per-peer: 20")
         let run = form("run app-intents")
         XCTAssertEqual(try post(run, signature: "v0=" + String(repeating: "ab", count: 32)).status, 401, "forged")
         XCTAssertEqual(try post(run, timestamp: Date().addingTimeInterval(-400)).status, 401, "stale")
@@ -251,6 +271,14 @@ final class ChatOpsTests: EmulatedHostTestCase {
         let replay = try post(runs, timestamp: stamp)
         XCTAssertEqual(replay.status, 401, "replayed")
         XCTAssertTrue(replay.text.contains("replayed"), replay.text)
+        // The captured request again with its signature's hex in other letter case: the same signature.
+        let hex = signature(runs, at: stamp).dropFirst(3)
+        let mixed = hex.enumerated().map { $0.offset % 3 == 0 ? $0.element.uppercased() : String($0.element) }.joined()
+        for variant in ["v0=" + hex.uppercased(), "v0=" + mixed] {
+            let again = try post(runs, timestamp: stamp, signature: variant)
+            XCTAssertEqual(again.status, 401, "replayed as \(variant)")
+            XCTAssertTrue(again.text.contains("replayed"), again.text)
+        }
         XCTAssertEqual(try post(run, contentType: "application/json").status, 415, "wrong content type")
         XCTAssertEqual(try post(run + "&padding=" + String(repeating: "x", count: 3000)).status, 413, "oversized")
         let stranger = try post(form("run app-intents", user: "U9EVE", name: "eve"))
@@ -307,5 +335,51 @@ final class ChatOpsTests: EmulatedHostTestCase {
             XCTAssertFalse(
                 FileManager.default.fileExists(atPath: "\(marker)-\(suffix)"), "\(marker)-\(suffix) was created")
         }
+    }
+
+    func testInjectionCorpusInChatFieldsIsAnsweredAndPostedAsPlainText() throws {
+        try startServer()
+        try? FileManager.default.removeItem(atPath: InjectionCorpus.witnessFile)
+        var answers: [String] = []
+        for (index, text) in (InjectionCorpus.strings + [InjectionCorpus.withNUL]).enumerated() {
+            // Strangers, each once: the answer names who asked and what, from fields the request chose.
+            let body = form("status \(text)", user: "U9X\(index)", name: text)
+            guard body.utf8.count <= 2048 else { continue }  // over the body limit: 413, as tested above
+            let answer = try post(body)
+            // Text that is not one command is answered with help (200); the rest reaches authorization.
+            XCTAssertTrue([200, 403].contains(answer.status), "\(text.debugDescription): \(answer.body.prefix(300))")
+            if answer.status == 403 { XCTAssertTrue(answer.text.contains("is not named"), answer.text) }
+            answers.append(answer.text)
+        }
+        let refused = answers.filter { $0.contains("is not named") }.count
+        XCTAssertGreaterThan(refused, 20)
+        waitUntil("the refusals were posted", timeout: 20) { receiver.texts.count >= refused }
+        for text in answers + receiver.texts {
+            // Slack reads every < > as markup; the answers and posts escape them all, the help's included.
+            XCTAssertFalse(text.contains("<") || text.contains(">"), "markup in \(text.prefix(300))")
+            XCTAssertFalse(text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, text)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: InjectionCorpus.witnessFile), "a command ran")
+        XCTAssertEqual(try storedRuns().count, 0)
+    }
+
+    func testBehindAProxyOnAUnixSocketTheForwardedAddressIsBelievedAndTheChatServed() throws {
+        let socket = "/tmp/pipe-chatops-\(UUID().uuidString.prefix(8)).sock"
+        try startServer(unixSocket: socket)
+        let forwarded = ["-H", "X-Forwarded-For: 203.0.113.7, 198.51.100.4"]
+        XCTAssertEqual(try post(form("runs"), extra: forwarded).status, 200, "a signed request through the socket")
+        XCTAssertEqual(
+            try post(form("runs"), signature: "v0=" + String(repeating: "ef", count: 32), extra: forwarded).status, 401)
+        Thread.sleep(forTimeInterval: 0.3)
+        let entries = try audit()
+        XCTAssertEqual(entries.compactMap { $0["remoteAddress"] as? String }, ["198.51.100.4", "198.51.100.4"])
+        XCTAssertEqual(entries.compactMap { $0["proxy"] as? String }, ["unix", "unix"])
+        let attributes = try FileManager.default.attributesOfItem(atPath: socket)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o660, "only Pipe's user and group")
+
+        // With a socket to listen on, --port is a mistake, not a second listener.
+        let result = try project.pipe(["chatops", "serve", "--config", ".pipe/chatops.yml", "--port", "0"])
+        XCTAssertEqual(result.exitCode, 2, result.combined)
+        XCTAssertTrue(result.combined.contains("--port is not used"), result.combined)
     }
 }

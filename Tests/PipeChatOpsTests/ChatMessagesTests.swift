@@ -31,7 +31,7 @@ final class ChatMessagesTests: XCTestCase {
                 layers: [("logic", .merge, .passed), ("shortcuts", .release, .awaitingSignoff)]))
         XCTAssertTrue(text.hasPrefix("✅ run `20261129-140312-7f3a` finished: merge gate passed (exit 0)"), text)
         XCTAssertTrue(text.contains("release checklists awaiting sign-off: `shortcuts`"), text)
-        XCTAssertTrue(text.contains("/pipe signoff 20261129-140312-7f3a <layer> pass|fail"), text)
+        XCTAssertTrue(text.contains("/pipe signoff 20261129-140312-7f3a &lt;layer&gt; pass|fail"), text)
         let early = ChatMessages.final(
             record(
                 status: .finished, exitCode: 3, layers: [("logic", .merge, .infrastructure)],

@@ -85,7 +85,7 @@ final class ChatOpsConfigTests: XCTestCase {
             chatops:
               dialect: teams
               port: 70000
-              response-urls: [https://hooks.slack.com]
+              response-urls: ["https://chat.example.com:@10.0.0.1/x"]
               limts: {}
               secret: {env: A, file: b}
               authorization:
@@ -97,7 +97,8 @@ final class ChatOpsConfigTests: XCTestCase {
         for expected in [
             "controller.yml:2:12: error: chatops.dialect: must be slack or mattermost",
             "controller.yml:3:9: error: chatops.port: must be a whole number from 0 to 65535",
-            "controller.yml:4:19: error: chatops.response-urls: 'https://hooks.slack.com' must be the start of a URL",
+            "controller.yml:4:19: error: chatops.response-urls: 'https://chat.example.com:@10.0.0.1/x': the URL holds "
+                + "user info",
             "controller.yml:5:3: error: chatops.limts: unknown key; did you mean 'limits'?",
             "controller.yml:6:11: error: chatops.secret: give exactly one of env:",
             "chatops.authorization.users.U1.signoff: 'shortcuts' must be pipeline/layer",
@@ -157,5 +158,69 @@ final class ChatOpsConfigTests: XCTestCase {
         XCTAssertNil(limiter.take("U2", now: start), "per user")
         XCTAssertNil(limiter.take("U1", now: start.addingTimeInterval(20)))
         XCTAssertNotNil(limiter.take("U1", now: start.addingTimeInterval(20)))
+    }
+
+    func testTheListenerProxyAndAuditLimitsLoadAndEveryMistakeIsPlaced() throws {
+        let config = try load(
+            """
+            chatops:
+              unix-socket: /run/pipe/chatops.sock
+              proxy:
+                forwarded-for: X-Real-IP
+                secret-header: X-Pipe-Proxy
+                secret: {env: PIPE_PROXY_SECRET}
+              secret: {env: S}
+              limits:
+                connections-per-peer: 4
+                head-time: 2s
+                audit-field-bytes: 256
+                refusals-logged-per-peer: 3
+                refusal-window: 30s
+                audit-log-bytes: 1048576
+              authorization: {users: {U1: {run: ["*"]}}}
+            """)
+        XCTAssertEqual(config.listener, .unixSocket(path: "/run/pipe/chatops.sock"))
+        XCTAssertEqual(
+            config.proxy,
+            ChatOpsProxy(
+                forwardedFor: "X-Real-IP", secretHeader: "X-Pipe-Proxy", secret: .environment("PIPE_PROXY_SECRET")))
+        XCTAssertEqual(
+            config.limits,
+            ChatOpsLimits(
+                connectionsPerPeer: 4, headSeconds: 2, auditFieldBytes: 256, refusalsLoggedPerPeer: 3,
+                refusalWindowSeconds: 30, auditLogBytes: 1_048_576))
+        XCTAssertEqual(config.serverLimits.maxConnectionsPerPeer, 4)
+        XCTAssertEqual(config.serverLimits.headSeconds, 2)
+
+        let text = problems(
+            """
+            chatops:
+              port: 9000
+              unix-socket: /run/pipe/chatops.sock
+              proxy:
+                forwarded-for: "X Forwarded"
+                secret-header: X-Pipe-Proxy
+              secret: {env: S}
+              limits:
+                connections-per-peer: 0
+                head-time: 20s
+                audit-field-bytes: 10
+                audit-log-bytes: 100
+              authorization: {}
+            """)
+        for expected in [
+            "controller.yml:2:9: error: chatops.port: is not used with unix-socket",
+            "controller.yml:5:20: error: chatops.proxy.forwarded-for: 'X Forwarded' is not a header name",
+            "controller.yml:5:5: error: chatops.proxy: give both secret-header",
+            "controller.yml:9:27: error: chatops.limits.connections-per-peer: must be a whole number from 1",
+            "controller.yml:10:16: error: chatops.limits.head-time: must not be longer than request-time",
+            "controller.yml:11:24: error: chatops.limits.audit-field-bytes: must be a whole number from 64",
+            "controller.yml:12:22: error: chatops.limits.audit-log-bytes: must be a whole number from 65536",
+        ] {
+            XCTAssertTrue(text.contains(expected), "missing \(expected) in:\n\(text)")
+        }
+        XCTAssertTrue(
+            problems("chatops:\n  secret: {env: S}\n  proxy: {}\n  authorization: {}\n").contains(
+                "chatops.proxy: a header the proxy adds is believed only over unix-socket or with secret-header"))
     }
 }

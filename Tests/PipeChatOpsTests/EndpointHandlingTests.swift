@@ -51,7 +51,7 @@ final class EndpointHandlingTests: XCTestCase {
     private func start(_ dialect: ChatDialect, backend: RecordingBackend, audit: MemoryAudit) throws -> String {
         var config = ChatOpsConfig(
             port: 0, dialect: dialect, secret: .environment("unused"),
-            responseURLPrefixes: ["https://hooks.example.com/"],
+            responseURLs: [try ResponseURLRule("https://hooks.example.com/")],
             authorization: ChatAuthorization(users: ["U1": .init(run: ["app-intents"])]))
         config.address = "127.0.0.1"
         let endpoint = ChatOpsEndpoint(config: config, secret: "the-token", backend: backend, audit: audit) { _ in }

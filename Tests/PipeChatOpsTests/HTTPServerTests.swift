@@ -2,6 +2,10 @@ import Foundation
 import PipeChatOps
 import XCTest
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// The libmicrohttpd server over real sockets: whole bodies, limits, the total-time watchdog, the answer queue,
 /// and libcurl posting to it.
 final class HTTPServerTests: XCTestCase {
@@ -78,6 +82,60 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertEqual(recorder.requests.first?.head.header("x-custom"), "a")
         XCTAssertEqual(recorder.requests.first?.head.mediaType, "application/x-www-form-urlencoded")
         XCTAssertEqual(recorder.requests.first?.head.remoteAddress, "127.0.0.1")
+    }
+
+    func testAHeaderSentTwiceIsMarkedSoItIsNeverReadOneWay() throws {
+        let recorder = Recorder()
+        let server = try start(recorder)
+        let answer = try SocketClient.exchange(
+            "POST /in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Sig: v0=aa\r\nx-sig: v0=AA\r\nX-Once: 1\r\n"
+                + "Content-Length: 0\r\n\r\n", port: server.port)
+        XCTAssertTrue(answer.hasPrefix("HTTP/1.1 200"), answer)
+        XCTAssertEqual(recorder.requests.first?.head.repeatedHeaders, ["x-sig"])
+        XCTAssertEqual(recorder.requests.first?.head.header("x-once"), "1")
+    }
+
+    func testAUnixSocketReplacesAStaleSocketButNeverOneInUseOrAnotherFile() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("pipe-sock-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("not-a-socket").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data("keep".utf8)))
+        XCTAssertThrowsError(
+            try HTTPServer(listener: .unixSocket(path: file), limits: HTTPServerLimits(), delegate: Recorder())
+        ) { error in
+            XCTAssertTrue("\(error)".contains("exists and is not a socket"), "\(error)")
+        }
+        XCTAssertEqual(FileManager.default.contents(atPath: file), Data("keep".utf8))
+        XCTAssertThrowsError(
+            try HTTPServer(
+                listener: .unixSocket(path: "/tmp/" + String(repeating: "s", count: 120)), limits: HTTPServerLimits(),
+                delegate: Recorder()))
+        let socket = folder.appendingPathComponent("s.sock").path
+        let recorder = Recorder()
+        // A socket file nothing listens on, as a server killed with SIGKILL leaves it.
+        let stale = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(socket.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        XCTAssertEqual(bound, 0)
+        close(stale)
+        server = try HTTPServer(listener: .unixSocket(path: socket), limits: HTTPServerLimits(), delegate: recorder)
+        XCTAssertThrowsError(
+            try HTTPServer(listener: .unixSocket(path: socket), limits: HTTPServerLimits(), delegate: Recorder())
+        ) { error in
+            XCTAssertTrue("\(error)".contains("another process listens on"), "\(error)")
+        }
+        let client = try SocketClient(unixSocket: socket)
+        client.send("POST /in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 2\r\n\r\nab")
+        XCTAssertTrue(client.readAll(seconds: 3).hasPrefix("HTTP/1.1 200"))
+        XCTAssertEqual(recorder.requests.first?.head.viaUnixSocket, true)
+        XCTAssertEqual(recorder.requests.first?.head.remoteAddress, "unix")
     }
 
     func testASlowClientIsCutOffAtTheTotalLimitThoughItNeverGoesIdle() throws {

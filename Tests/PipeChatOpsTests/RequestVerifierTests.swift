@@ -16,13 +16,24 @@ final class RequestVerifierTests: XCTestCase {
 
     private var exampleTime: Date { Date(timeIntervalSince1970: 1_531_420_618) }
 
-    private func request(body: String, headers: [String: String]) -> HTTPRequest {
+    private func request(body: String, headers: [String: String], repeated: Set<String> = []) -> HTTPRequest {
         HTTPRequest(
             head: HTTPRequestHead(
                 method: "POST", path: "/chatops/slash",
                 headers: Dictionary(uniqueKeysWithValues: headers.map { ($0.key.lowercased(), $0.value) }),
-                remoteAddress: "127.0.0.1", receivedAt: exampleTime),
+                repeatedHeaders: repeated, remoteAddress: "127.0.0.1", receivedAt: exampleTime),
             body: Array(body.utf8))
+    }
+
+    private func failure(_ verifier: RequestVerifier, _ request: HTTPRequest, form: [String: String] = [:])
+        -> VerificationFailure?
+    {
+        do {
+            try verifier.verify(request, form: form, now: exampleTime)
+            return nil
+        } catch {
+            return error
+        }
     }
 
     private func slackRequest(
@@ -101,10 +112,10 @@ final class RequestVerifierTests: XCTestCase {
     func testTheReplayCacheForgetsSignaturesOnceTheyCouldNoLongerPass() {
         let cache = ReplayCache(window: 300)
         let start = Date(timeIntervalSince1970: 1_000_000)
-        XCTAssertTrue(cache.claim("a", now: start))
-        XCTAssertFalse(cache.claim("a", now: start.addingTimeInterval(599)))
-        XCTAssertTrue(cache.claim("b", now: start.addingTimeInterval(1)))
-        XCTAssertTrue(cache.claim("c", now: start.addingTimeInterval(601)), "a and b are forgotten")
+        XCTAssertTrue(cache.claim([1], now: start))
+        XCTAssertFalse(cache.claim([1], now: start.addingTimeInterval(599)))
+        XCTAssertTrue(cache.claim([2], now: start.addingTimeInterval(1)))
+        XCTAssertTrue(cache.claim([3], now: start.addingTimeInterval(601)), "1 and 2 are forgotten")
         XCTAssertEqual(cache.count, 1)
     }
 
@@ -118,5 +129,60 @@ final class RequestVerifierTests: XCTestCase {
             XCTAssertThrowsError(try verifier.verify(plain, form: ["token": wrong]), wrong)
         }
         XCTAssertThrowsError(try verifier.verify(plain, form: [:]))
+    }
+
+    func testTheSameSignatureInAnotherLetterCaseIsAReplay() {
+        let verifier = RequestVerifier(dialect: .slack, secret: slackSecret)
+        XCTAssertNil(failure(verifier, slackRequest()))
+        let hex = slackSignature.dropFirst(3)
+        var mixed = ""
+        for (index, character) in hex.enumerated() { mixed += index % 2 == 0 ? character.uppercased() : "\(character)" }
+        for variant in ["v0=" + hex.uppercased(), "v0=" + mixed] {
+            XCTAssertNotEqual(variant, slackSignature)
+            let refused = failure(verifier, slackRequest(signature: variant))
+            XCTAssertEqual(refused?.kind, "replay", variant)
+            XCTAssertEqual(refused?.status, 401, variant)
+        }
+    }
+
+    func testOnlyOneSpellingOfEachVerificationHeaderIsAccepted() {
+        let verifier = RequestVerifier(dialect: .slack, secret: slackSecret)
+        // Each of these names the same second; only Slack's own spelling is read.
+        for stamp in [
+            "0" + slackTimestamp, "+" + slackTimestamp, " " + slackTimestamp, slackTimestamp + " ",
+            slackTimestamp + ".0", "1.531420618e9", "0x5B47A3CA", slackTimestamp + "\t", "١٥٣١٤٢٠٦١٨",
+        ] {
+            let signed = RequestVerifier.slackSignature(
+                secret: slackSecret, timestamp: stamp, body: Array(slackBody.utf8))
+            let refused = failure(verifier, slackRequest(timestamp: stamp, signature: signed))
+            XCTAssertEqual(refused?.status, 400, "timestamp '\(stamp)' was read")
+        }
+        let hex = slackSignature.dropFirst(3)
+        for signature in [
+            "V0=" + hex, " " + slackSignature, slackSignature + " ", slackSignature + "00",
+            "v0=" + hex.dropLast(2), "v0=v0=" + hex, "v0 =" + hex,
+        ] {
+            XCTAssertEqual(failure(verifier, slackRequest(signature: signature))?.kind, "bad signature", signature)
+        }
+        let twice = request(
+            body: slackBody,
+            headers: ["X-Slack-Request-Timestamp": slackTimestamp, "X-Slack-Signature": slackSignature],
+            repeated: ["x-slack-signature"])
+        XCTAssertEqual(failure(verifier, twice)?.kind, "repeated header")
+        XCTAssertNil(failure(verifier, slackRequest()), "the request itself still verifies afterwards")
+    }
+
+    func testMattermostsTwoPlacesForTheTokenMustAgree() {
+        let verifier = RequestVerifier(dialect: .mattermost, secret: "mm-token-123")
+        let both = request(body: "", headers: ["Authorization": "Token mm-token-123"])
+        XCTAssertNil(failure(verifier, both, form: ["token": "mm-token-123"]))
+        XCTAssertNil(failure(verifier, request(body: "", headers: ["Authorization": "token mm-token-123"])))
+        XCTAssertEqual(failure(verifier, both, form: ["token": "other"])?.status, 401)
+        let wrongHeader = request(body: "", headers: ["Authorization": "Token other"])
+        XCTAssertEqual(failure(verifier, wrongHeader, form: ["token": "mm-token-123"])?.status, 401)
+        XCTAssertEqual(
+            failure(verifier, request(body: "", headers: ["Authorization": "Bearer mm-token-123"]))?.status, 401)
+        let twice = request(body: "", headers: ["Authorization": "Token mm-token-123"], repeated: ["authorization"])
+        XCTAssertEqual(failure(verifier, twice, form: ["token": "mm-token-123"])?.kind, "repeated header")
     }
 }

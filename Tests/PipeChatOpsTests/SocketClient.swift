@@ -4,25 +4,65 @@ import Foundation
     import Glibc
 #endif
 
-/// A raw TCP client for tests that need to control timing byte by byte (a slow client, a body in pieces).
+/// A raw client for tests that need to control timing byte by byte (a slow client, a body in pieces), the address
+/// it comes from (any of 127.0.0.0/8 is this machine), or a Unix socket.
 final class SocketClient {
     let descriptor: Int32
 
-    init(port: UInt16) throws {
+    /// Connects to 127.0.0.1 `port` from `source` (another loopback address plays another peer).
+    init(port: UInt16, from source: String? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = Self.call(bind, descriptor, &local)
+            guard bound == 0 else {
+                close(descriptor)
+                throw NSError(domain: "SocketClient.bind", code: Int(errno))
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let result = Self.call(connect, descriptor, &address)
+        guard result == 0 else {
+            close(descriptor)
+            throw NSError(domain: "SocketClient", code: Int(errno))
         }
-        guard result == 0 else { throw NSError(domain: "SocketClient", code: Int(errno)) }
+    }
+
+    /// Connects to the Unix socket at `path`.
+    init(unixSocket path: String) throws {
+        descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            let bytes = Array(path.utf8)
+            buffer.copyBytes(from: bytes)
+            buffer[bytes.count] = 0
+        }
+        let result = Self.call(connect, descriptor, &address)
+        guard result == 0 else {
+            close(descriptor)
+            throw NSError(domain: "SocketClient.unix", code: Int(errno))
+        }
     }
 
     deinit { close(descriptor) }
+
+    /// `bind` or `connect` with a socket address of any family.
+    private static func call<Address>(
+        _ function: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32, _ descriptor: Int32,
+        _ address: inout Address
+    ) -> Int32 {
+        withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                function(descriptor, $0, socklen_t(MemoryLayout<Address>.size))
+            }
+        }
+    }
 
     /// Sends `text`; `false` when the server has closed the connection.
     @discardableResult
@@ -46,5 +86,22 @@ final class SocketClient {
             data += buffer[0..<count]
         }
         return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Whether the server closed the connection within `seconds` (without sending anything first).
+    func closedByServer(within seconds: Double) -> Bool {
+        var entry = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&entry, 1, Int32(seconds * 1000)) > 0 else { return false }
+        var byte: UInt8 = 0
+        return recv(descriptor, &byte, 1, Int32(MSG_PEEK)) <= 0
+    }
+
+    /// A complete request, with the answer's status line (empty when the connection closed without one).
+    static func exchange(_ request: String, port: UInt16, from source: String? = nil, seconds: Double = 5) throws
+        -> String
+    {
+        let client = try SocketClient(port: port, from: source)
+        client.send(request)
+        return client.readAll(seconds: seconds)
     }
 }

@@ -61,6 +61,11 @@ enum ChatOpsCommand {
             return PipeExitCode.usage.rawValue
         }
         if let port = arguments.string("port") {
+            if let socket = config.unixSocket {
+                throw UsageError(
+                    .custom("--port is not used: \(configPath) sets unix-socket \(socket), the only place it listens"),
+                    command: arguments.command)
+            }
             guard let value = UInt16(port) else {
                 throw UsageError(
                     .invalidValue(option: "--port", value: port, expected: "a port number from 0 to 65535"),
@@ -68,11 +73,18 @@ enum ChatOpsCommand {
             }
             config.port = value
         }
-        let secret = try requestError {
-            try ChatOpsSecret.read(
-                config.secret, environment: context.environment, baseDirectory: configURL.deletingLastPathComponent())
+        let secrets = { (source: SecretSource) in
+            try requestError {
+                try ChatOpsSecret.read(
+                    source, environment: context.environment, baseDirectory: configURL.deletingLastPathComponent())
+            }
         }
+        let secret = try secrets(config.secret)
+        let proxySecret = try config.proxy?.secret.map(secrets)
         let project = try context.projectFolder()
+        if let socket = config.unixSocket {
+            config.unixSocket = URL(fileURLWithPath: socket, relativeTo: project.url).standardizedFileURL.path
+        }
         let hostsFile =
             context.hostsFile(of: project)
         let store = try StoreAccess.open(context, project: project)
@@ -81,15 +93,20 @@ enum ChatOpsCommand {
         let auditURL = URL(
             fileURLWithPath: config.auditLog ?? ".pipe/chatops-audit.jsonl", relativeTo: project.url
         ).standardizedFileURL
-        let fileCopy = try requestError { try JSONLinesAuditLog(url: auditURL) }
+        let fileCopy = try requestError { try JSONLinesAuditLog(url: auditURL, maxBytes: config.limits.auditLogBytes) }
         guard let auditStore = store as? AuditLogStore else { throw RequestError("this run store keeps no audit log") }
         let audit = StoreChatAuditLog(store: auditStore, copy: fileCopy)
         let backend = InProcessChatOpsBackend(
             project: project, hostsFile: hostsFile, store: store, environment: context.environment, log: log)
-        let endpoint = ChatOpsEndpoint(config: config, secret: secret, backend: backend, audit: audit, log: log)
+        let endpoint = ChatOpsEndpoint(
+            config: config, secret: secret, proxySecret: proxySecret, backend: backend, audit: audit, log: log)
         let port = try requestError { try endpoint.start() }
-        let host = config.address.contains(":") ? "[\(config.address)]" : config.address
-        console.out("chatops: listening on http://\(host):\(port)\(config.path) (\(config.dialect.rawValue))\n")
+        if let socket = config.unixSocket {
+            console.out("chatops: listening on unix:\(socket) at \(config.path) (\(config.dialect.rawValue))\n")
+        } else {
+            let host = config.address.contains(":") ? "[\(config.address)]" : config.address
+            console.out("chatops: listening on http://\(host):\(port)\(config.path) (\(config.dialect.rawValue))\n")
+        }
         console.err("chatops: audit log \(auditURL.path); stop with Ctrl-C or SIGTERM\n")
 
         let stop = DispatchSemaphore(value: 0)

@@ -9,10 +9,14 @@ import PipeSpec
 /// `load(path:)` on a file whose top level holds `chatops:`. The format is in docs/chatops.md.
 public enum ChatOpsConfigLoader {
     static let keys = [
-        "address", "port", "path", "dialect", "secret", "timestamp-window", "response-urls", "results", "audit-log",
-        "limits", "authorization",
+        "address", "port", "unix-socket", "proxy", "path", "dialect", "secret", "timestamp-window", "response-urls",
+        "results", "audit-log", "limits", "authorization",
     ]
-    static let limitKeys = ["body-bytes", "header-bytes", "connections", "request-time", "requests-per-minute"]
+    static let limitKeys = [
+        "body-bytes", "header-bytes", "connections", "connections-per-peer", "head-time", "request-time",
+        "requests-per-minute", "audit-field-bytes", "refusals-logged-per-peer", "refusal-window", "audit-log-bytes",
+    ]
+    static let proxyKeys = ["forwarded-for", "secret-header", "secret"]
 
     /// Reads a file whose top level has a `chatops:` mapping (other top-level keys are left to their owners).
     public static func load(path: URL) throws(SpecErrors) -> ChatOpsConfig {
@@ -151,16 +155,20 @@ public enum ChatOpsConfigLoader {
                 config.timestampWindowSeconds = window
             }
             if let prefixes = strings(values["response-urls"], "\(path).response-urls") {
-                for (index, prefix) in prefixes.enumerated() where !Self.isURLPrefix(prefix) {
-                    if let node = values["response-urls"] {
-                        error(
-                            node.sequence?[index] ?? node, "\(path).response-urls",
-                            "'\(prefix)' must be the start of a URL up to a / after the host (or the : before the "
-                                + "port), e.g. https://hooks.slack.com/ — else https://hooks.slack.com.evil.example "
-                                + "would match too")
+                var rules: [ResponseURLRule] = []
+                for (index, prefix) in prefixes.enumerated() {
+                    do {
+                        rules.append(try ResponseURLRule(prefix))
+                    } catch let refusal {
+                        if let node = values["response-urls"] {
+                            error(
+                                node.sequence?[index] ?? node, "\(path).response-urls",
+                                "'\(prefix)': \(refusal.message); write scheme://host[:port]/path, e.g. "
+                                    + "https://hooks.slack.com/ (host: with no port allows any port)")
+                        }
                     }
                 }
-                config.responseURLPrefixes = prefixes
+                config.responseURLs = rules
             }
             if let results = string(values["results"], "\(path).results") {
                 switch results {
@@ -173,6 +181,7 @@ public enum ChatOpsConfigLoader {
                 }
             }
             config.auditLog = string(values["audit-log"], "\(path).audit-log")
+            listener(values, path, into: &config)
             if let node = values["limits"] { config.limits = limits(node, "\(path).limits") }
             if let node = values["authorization"] {
                 config.authorization = authorization(node, "\(path).authorization")
@@ -184,14 +193,54 @@ public enum ChatOpsConfigLoader {
             return secret == nil ? nil : config
         }
 
-        /// `https://host/…` or `http://host:`: the host part must be closed, so no other host can extend it.
-        static func isURLPrefix(_ prefix: String) -> Bool {
-            guard let scheme = ["https://", "http://"].first(where: { prefix.hasPrefix($0) }) else { return false }
-            let rest = prefix.dropFirst(scheme.count)
-            guard let host = rest.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first,
-                !host.isEmpty
-            else { return false }
-            return rest.contains("/") || rest.hasSuffix(":")
+        /// `unix-socket:` (instead of `address:` and `port:`) and `proxy:`.
+        func listener(_ values: [String: YAMLNode], _ path: String, into config: inout ChatOpsConfig) {
+            if let node = values["unix-socket"], let socket = string(node, "\(path).unix-socket") {
+                if socket.isEmpty || socket.utf8.count > 107 || socket.contains("\0") {
+                    error(node, "\(path).unix-socket", "must be a path of 1 to 107 bytes, e.g. /run/pipe/chatops.sock")
+                } else {
+                    config.unixSocket = socket
+                }
+                for key in ["address", "port"] where values[key] != nil {
+                    if let other = values[key] {
+                        error(
+                            other, "\(path).\(key)",
+                            "is not used with unix-socket: the endpoint listens on the socket only; remove one of them")
+                    }
+                }
+            }
+            guard let node = values["proxy"] else { return }
+            let here = "\(path).proxy"
+            guard let fields = mapping(node, here, allowed: ChatOpsConfigLoader.proxyKeys) else { return }
+            var proxy = ChatOpsProxy()
+            for key in ["forwarded-for", "secret-header"] {
+                guard let field = fields[key], let name = string(field, "\(here).\(key)") else { continue }
+                guard Self.isHeaderName(name) else {
+                    error(field, "\(here).\(key)", "'\(name)' is not a header name (letters, digits and -)")
+                    continue
+                }
+                if key == "forwarded-for" { proxy.forwardedFor = name } else { proxy.secretHeader = name }
+            }
+            if let field = fields["secret"] {
+                proxy.secret = secretSource(field, "\(here).secret", node: node)
+            }
+            if (fields["secret-header"] == nil) != (fields["secret"] == nil) {
+                error(node, here, "give both secret-header (the header the proxy adds) and secret (where it is read)")
+            } else if fields["secret-header"] == nil, config.unixSocket == nil {
+                error(
+                    node, here,
+                    "a header the proxy adds is believed only over unix-socket or with secret-header and secret; give "
+                        + "one, or remove proxy (the peer's own address is then used)")
+            }
+            config.proxy = proxy
+        }
+
+        static func isHeaderName(_ name: String) -> Bool {
+            !name.isEmpty
+                && name.utf8.allSatisfy {
+                    $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0)
+                        || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+                }
         }
 
         func secretSource(_ node: YAMLNode?, _ path: String, node parent: YAMLNode) -> SecretSource? {
@@ -229,11 +278,38 @@ public enum ChatOpsConfigLoader {
             if let value = integer(values["connections"], "\(path).connections", range: 1...10_000) {
                 limits.connections = value
             }
+            if let value = integer(values["connections-per-peer"], "\(path).connections-per-peer", range: 1...10_000) {
+                limits.connectionsPerPeer = value
+            }
             if let value = duration(values["request-time"], "\(path).request-time") {
                 limits.requestSeconds = value
             }
+            if let value = duration(values["head-time"], "\(path).head-time") {
+                if value > limits.requestSeconds, let node = values["head-time"] {
+                    error(node, "\(path).head-time", "must not be longer than request-time")
+                }
+                limits.headSeconds = value
+            } else {
+                limits.headSeconds = min(limits.headSeconds, limits.requestSeconds)
+            }
             if let value = integer(values["requests-per-minute"], "\(path).requests-per-minute", range: 1...100_000) {
                 limits.requestsPerMinute = value
+            }
+            if let value = integer(values["audit-field-bytes"], "\(path).audit-field-bytes", range: 64...65_536) {
+                limits.auditFieldBytes = value
+            }
+            if let value = integer(
+                values["refusals-logged-per-peer"], "\(path).refusals-logged-per-peer", range: 0...1000)
+            {
+                limits.refusalsLoggedPerPeer = value
+            }
+            if let value = duration(values["refusal-window"], "\(path).refusal-window") {
+                limits.refusalWindowSeconds = value
+            }
+            if let value = integer(
+                values["audit-log-bytes"], "\(path).audit-log-bytes", range: 65_536...1_073_741_824)
+            {
+                limits.auditLogBytes = value
             }
             return limits
         }

@@ -4,12 +4,13 @@ import Foundation
     import Glibc
 #endif
 
-/// The open connections of an `HTTPServer`, and the watchdog that gives each a total time limit.
+/// The open connections of an `HTTPServer`, and the watchdog that gives each a time for its head and a total.
 ///
 /// libmicrohttpd's own timeout only measures idleness, so a client that sends one byte a second would hold a
-/// connection for ever. The watchdog shuts down the socket of a connection whose current request has run past the
-/// limit; libmicrohttpd then sees the connection fail and closes it. A connection is counted from when it opened,
-/// and again from the end of each request it completed (keep-alive).
+/// connection for ever. The watchdog shuts down the socket of a connection whose head or whole request has run past
+/// its limit; libmicrohttpd then sees the connection fail and closes it. A connection is counted from when it
+/// opened, and again from the end of each request it completed (keep-alive). When the table is over its size, the
+/// oldest connection without a request head is cut the same way.
 final class ConnectionTable: @unchecked Sendable {
     /// A connection the watchdog cut off.
     struct Cut {
@@ -33,13 +34,26 @@ final class ConnectionTable: @unchecked Sendable {
     private var entries: [UInt: Entry] = [:]
     private var watchdog: Thread?
     private var running = false
+    private let watchdogEnded = DispatchGroup()
 
     private static func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: Int(bitPattern: connection)) }
 
-    func opened(_ connection: OpaquePointer, descriptor: Int32, remoteAddress: String) {
+    /// Adds a connection; when that makes more than `limit`, cuts the oldest one still waiting for its request head
+    /// (the new one, when every other is busy with a request) and returns it.
+    func opened(_ connection: OpaquePointer, descriptor: Int32, remoteAddress: String, limit: Int) -> Cut? {
         lock.lock()
-        entries[Self.key(connection)] = Entry(descriptor: descriptor, remoteAddress: remoteAddress, since: Date())
-        lock.unlock()
+        defer { lock.unlock() }
+        let key = Self.key(connection)
+        entries[key] = Entry(descriptor: descriptor, remoteAddress: remoteAddress, since: Date())
+        let open = entries.values.filter { !$0.cut }
+        guard open.count > limit else { return nil }
+        let waiting = entries.filter { $0.key != key && !$0.value.cut && $0.value.state == nil }
+        let victim = waiting.min { $0.value.since < $1.value.since }?.key ?? key
+        guard let entry = entries[victim] else { return nil }
+        entries[victim]?.cut = true
+        if entry.descriptor >= 0 { _ = shutdown(entry.descriptor, Int32(SHUT_RDWR)) }
+        let idleBetweenRequests = entry.served > 0
+        return idleBetweenRequests ? nil : Cut(head: nil, remoteAddress: entry.remoteAddress)
     }
 
     /// libmicrohttpd reports a closed connection before it closes the socket, so a descriptor in the table is
@@ -82,13 +96,15 @@ final class ConnectionTable: @unchecked Sendable {
         return limit - Date().timeIntervalSince(since)
     }
 
-    func startWatchdog(limit: Double, report: @escaping (Cut) -> Void) {
+    func startWatchdog(head headLimit: Double, total limit: Double, report: @escaping (Cut, Bool) -> Void) {
         lock.lock()
         running = true
         lock.unlock()
-        let thread = Thread { [weak self] in
+        watchdogEnded.enter()
+        let thread = Thread { [weak self, watchdogEnded] in
+            defer { watchdogEnded.leave() }
             while let self, self.isRunning {
-                for cut in self.cutExpired(limit: limit) { report(cut) }
+                for (cut, headMissing) in self.cutExpired(head: headLimit, total: limit) { report(cut, headMissing) }
                 Thread.sleep(forTimeInterval: 0.1)
             }
         }
@@ -97,10 +113,12 @@ final class ConnectionTable: @unchecked Sendable {
         thread.start()
     }
 
+    /// Returns once the watchdog has made its last report.
     func stopWatchdog() {
         lock.lock()
         running = false
         lock.unlock()
+        watchdogEnded.wait()
     }
 
     private var isRunning: Bool {
@@ -109,17 +127,20 @@ final class ConnectionTable: @unchecked Sendable {
         return running
     }
 
-    private func cutExpired(limit: Double) -> [Cut] {
+    /// Cuts the connections past a limit; each with whether it never sent its head.
+    private func cutExpired(head headLimit: Double, total limit: Double) -> [(Cut, Bool)] {
         lock.lock()
         defer { lock.unlock() }
         let now = Date()
-        var cuts: [Cut] = []
-        for (key, entry) in entries where !entry.cut && now.timeIntervalSince(entry.since) > limit {
+        var cuts: [(Cut, Bool)] = []
+        for (key, entry) in entries where !entry.cut {
+            let age = now.timeIntervalSince(entry.since)
+            guard age > limit || (entry.state == nil && age > headLimit) else { continue }
             entries[key]?.cut = true
             if entry.descriptor >= 0 { _ = shutdown(entry.descriptor, Int32(SHUT_RDWR)) }
             let idleBetweenRequests = entry.state == nil && entry.served > 0
             if entry.state?.responded != true && !idleBetweenRequests {
-                cuts.append(Cut(head: entry.state?.head, remoteAddress: entry.remoteAddress))
+                cuts.append((Cut(head: entry.state?.head, remoteAddress: entry.remoteAddress), entry.state == nil))
             }
         }
         return cuts

@@ -7,16 +7,25 @@ public struct HTTPRequestHead: Sendable, Equatable {
     public var path: String
     /// Header names in lower case; a header sent twice keeps both values joined with `, `.
     public var headers: [String: String]
-    /// The peer's address (the reverse proxy's, behind one), e.g. `127.0.0.1`.
+    /// Names (lower case) of the headers that were sent more than once.
+    public var repeatedHeaders: Set<String>
+    /// The peer's address (the reverse proxy's, behind one), e.g. `127.0.0.1`; `unix` on a Unix socket.
     public var remoteAddress: String
+    /// Whether it came over the server's Unix socket (which only the reverse proxy can reach).
+    public var viaUnixSocket: Bool
     /// When the request's headers were complete.
     public var receivedAt: Date
 
-    public init(method: String, path: String, headers: [String: String], remoteAddress: String, receivedAt: Date) {
+    public init(
+        method: String, path: String, headers: [String: String], repeatedHeaders: Set<String> = [],
+        remoteAddress: String, viaUnixSocket: Bool = false, receivedAt: Date
+    ) {
         self.method = method
         self.path = path
         self.headers = headers
+        self.repeatedHeaders = repeatedHeaders
         self.remoteAddress = remoteAddress
+        self.viaUnixSocket = viaUnixSocket
         self.receivedAt = receivedAt
     }
 

@@ -13,9 +13,10 @@ import Foundation
 /// shared with the watchdog thread under a lock. C pointers never leave this file. The server lives until `stop()`
 /// (its workers hold it), which must be called to close the port.
 public final class HTTPServer: @unchecked Sendable {
-    /// The port it listens on (the one the system chose, when started with port 0).
+    /// The port it listens on (the one the system chose, when started with port 0); 0 on a Unix socket.
     public private(set) var port: UInt16 = 0
     public let address: String
+    public let listener: HTTPListener
     private let limits: HTTPServerLimits
     private var delegate: HTTPServerDelegate?
     private var daemon: OpaquePointer?
@@ -27,34 +28,56 @@ public final class HTTPServer: @unchecked Sendable {
     private var stopped = false
 
     /// Starts listening on `address` (an IPv4 or IPv6 literal) and `port` (0: any free port).
-    public init(address: String, port: UInt16, limits: HTTPServerLimits, delegate: HTTPServerDelegate) throws {
-        self.address = address
+    public convenience init(address: String, port: UInt16, limits: HTTPServerLimits, delegate: HTTPServerDelegate)
+        throws
+    {
+        try self.init(listener: .tcp(address: address, port: port), limits: limits, delegate: delegate)
+    }
+
+    /// Starts listening on a TCP address or a Unix socket (a socket file left by an earlier server is replaced).
+    public init(listener: HTTPListener, limits: HTTPServerLimits, delegate: HTTPServerDelegate) throws {
+        self.listener = listener
         self.limits = limits
         self.delegate = delegate
         self.queue = HTTPExchangeQueue(capacity: limits.queueCapacity)
         var storage = sockaddr_storage()
-        guard Self.fill(&storage, address: address, port: port) else {
-            throw HTTPServerError(
-                "'\(address)' is not an IP address to listen on; give one such as 127.0.0.1 or ::1 (names are not "
-                    + "resolved)")
+        var listening: Int32 = -1
+        let port: UInt16
+        switch listener {
+        case .tcp(let address, let given):
+            self.address = address
+            port = given
+            guard Self.fill(&storage, address: address, port: port) else {
+                throw HTTPServerError(
+                    "'\(address)' is not an IP address to listen on; give one such as 127.0.0.1 or ::1 (names are "
+                        + "not resolved)")
+            }
+        case .unixSocket(let path):
+            self.address = path
+            port = 0
+            listening = try UnixSocketListener.listen(at: path)
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        // libmicrohttpd's connection timeout only measures idleness; the watchdog enforces the total.
+        // libmicrohttpd's connection timeout only measures idleness; the watchdog enforces the head and total times.
         let idle = UInt32(max(1, limits.requestSeconds.rounded(.up)))
         let started = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
                 pipe_mhd_start(
-                    socketAddress, port, limits.maxHeaderBytes + 8192, UInt32(limits.maxConnections), idle,
-                    httpAccessHandler, httpRequestCompleted, httpConnectionNotified, context)
+                    socketAddress, listening, port, limits.maxHeaderBytes + 8192,
+                    UInt32(limits.maxConnections + HTTPServerLimits.reserveConnections),
+                    UInt32(max(0, limits.maxConnectionsPerPeer)), idle, httpAccessHandler, httpRequestCompleted,
+                    httpConnectionNotified, context)
             }
         }
         guard let started else {
             let reason = String(cString: strerror(errno))
+            if listening >= 0 { close(listening) }
             throw HTTPServerError(
-                "could not listen on \(address) port \(port): \(reason); is another process using the port?")
+                "could not listen on \(address)\(listening >= 0 ? "" : " port \(port)"): \(reason); is another "
+                    + "process using it?")
         }
         daemon = started
-        self.port = pipe_mhd_bound_port(started)
+        self.port = listening >= 0 ? 0 : pipe_mhd_bound_port(started)
         for index in 0..<max(1, limits.workers) {
             finished.enter()
             let worker = Thread { [queue, finished] in
@@ -68,11 +91,15 @@ public final class HTTPServer: @unchecked Sendable {
             workers.append(worker)
             worker.start()
         }
-        connections.startWatchdog(limit: limits.requestSeconds) { [weak self] cut in
-            self?.currentDelegate?.refused(
-                cut.head, remoteAddress: cut.remoteAddress, status: nil,
-                reason: "cut off: the request took more than \(Self.seconds(limits.requestSeconds)) "
-                    + "(a slow or stalled client)")
+        connections.startWatchdog(head: limits.headSeconds, total: limits.requestSeconds) {
+            [weak self] cut, headMissing in
+            let reason =
+                headMissing
+                ? "cut off: no complete request head within \(Self.seconds(limits.headSeconds)) (a slow or stalled "
+                    + "client)"
+                : "cut off: the request took more than \(Self.seconds(limits.requestSeconds)) (a slow or stalled "
+                    + "client)"
+            self?.currentDelegate?.refused(cut.head, remoteAddress: cut.remoteAddress, status: nil, reason: reason)
         }
     }
 
@@ -93,6 +120,7 @@ public final class HTTPServer: @unchecked Sendable {
         stopLock.unlock()
         if let daemon { MHD_stop_daemon(daemon) }
         daemon = nil
+        if case .unixSocket(let path) = listener { unlink(path) }
         queue.close()
         finished.wait()
         connections.stopWatchdog()
@@ -109,9 +137,10 @@ public final class HTTPServer: @unchecked Sendable {
         size: UnsafeMutablePointer<Int>, context: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let stored = context.pointee else {
+            let (headers, repeated) = Self.headers(of: connection)
             let head = HTTPRequestHead(
-                method: method, path: String(url.prefix { $0 != "?" }), headers: Self.headers(of: connection),
-                remoteAddress: Self.peerAddress(of: connection), receivedAt: Date())
+                method: method, path: String(url.prefix { $0 != "?" }), headers: headers, repeatedHeaders: repeated,
+                remoteAddress: peerAddress(of: connection), viaUnixSocket: isUnixSocket, receivedAt: Date())
             let state = RequestState(head: head)
             context.pointee = Unmanaged.passRetained(state).toOpaque()
             connections.requestBegan(connection, state: state)
@@ -187,9 +216,15 @@ public final class HTTPServer: @unchecked Sendable {
 
     fileprivate func notified(_ connection: OpaquePointer, code: MHD_ConnectionNotificationCode) {
         if code == .CONNECTION_NOTIFY_STARTED {
-            connections.opened(
+            let cut = connections.opened(
                 connection, descriptor: pipe_mhd_connection_fd(connection),
-                remoteAddress: Self.peerAddress(of: connection))
+                remoteAddress: peerAddress(of: connection), limit: limits.maxConnections)
+            if let cut {
+                currentDelegate?.refused(
+                    nil, remoteAddress: cut.remoteAddress, status: nil,
+                    reason: "cut off: \(limits.maxConnections) connections were open and this one had sent no "
+                        + "request head")
+            }
         } else if let peer = connections.closed(connection) {
             currentDelegate?.refused(
                 nil, remoteAddress: peer, status: nil,
@@ -223,14 +258,20 @@ public final class HTTPServer: @unchecked Sendable {
 
     // MARK: - Helpers
 
-    private static func headers(of connection: OpaquePointer) -> [String: String] {
+    private static func headers(of connection: OpaquePointer) -> ([String: String], Set<String>) {
         let collected = HeaderCollector()
         let context = Unmanaged.passUnretained(collected).toOpaque()
         _ = MHD_get_connection_values(connection, .HEADER_KIND, httpHeaderIterator, context)
-        return collected.headers
+        return (collected.headers, collected.repeated)
     }
 
-    private static func peerAddress(of connection: OpaquePointer) -> String {
+    private var isUnixSocket: Bool {
+        if case .unixSocket = listener { return true }
+        return false
+    }
+
+    private func peerAddress(of connection: OpaquePointer) -> String {
+        if isUnixSocket { return "unix" }
         guard let address = pipe_mhd_client_address(connection) else { return "unknown" }
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         let length = socklen_t(
@@ -284,6 +325,7 @@ final class RequestState {
 /// Collects a request's headers from libmicrohttpd's iterator.
 private final class HeaderCollector {
     var headers: [String: String] = [:]
+    var repeated: Set<String> = []
 }
 
 private func httpHeaderIterator(
@@ -294,6 +336,7 @@ private func httpHeaderIterator(
     let collector = Unmanaged<HeaderCollector>.fromOpaque(context).takeUnretainedValue()
     let name = String(cString: key).lowercased()
     let text = value.map { String(cString: $0) } ?? ""
+    if collector.headers[name] != nil { collector.repeated.insert(name) }
     collector.headers[name] = collector.headers[name].map { $0 + ", " + text } ?? text
     return .YES
 }

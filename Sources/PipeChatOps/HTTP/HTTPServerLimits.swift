@@ -4,8 +4,15 @@ public struct HTTPServerLimits: Sendable, Equatable {
     public var maxBodyBytes: Int
     /// Room for the request line and headers (libmicrohttpd answers 431 beyond).
     public var maxHeaderBytes: Int
-    /// Connections at once; more are closed as they arrive.
+    /// Connections at once. When a new one would pass it, the oldest connection still waiting for its request
+    /// head is cut to make room (a client that holds a connection without asking is the one to go), or the new one
+    /// when every connection is busy with a request.
     public var maxConnections: Int
+    /// Connections at once from one IP address over TCP (0: no limit); more are closed as they arrive. Connections
+    /// over a Unix socket all come from the reverse proxy and are not counted.
+    public var maxConnectionsPerPeer: Int
+    /// Time a connection has to send a complete request head, from when it opened (or its previous answer).
+    public var headSeconds: Double
     /// Total time a connection has, from its first byte to the last of the answer: a client that sends slowly
     /// (even steadily) is cut off when it runs out, whatever libmicrohttpd's idle timeout says.
     public var requestSeconds: Double
@@ -18,14 +25,21 @@ public struct HTTPServerLimits: Sendable, Equatable {
 
     public init(
         maxBodyBytes: Int = 16 * 1024, maxHeaderBytes: Int = 16 * 1024, maxConnections: Int = 64,
-        requestSeconds: Double = 10, answerSeconds: Double = 2.5, queueCapacity: Int = 256, workers: Int = 4
+        maxConnectionsPerPeer: Int = 0, headSeconds: Double? = nil, requestSeconds: Double = 10,
+        answerSeconds: Double = 2.5, queueCapacity: Int = 256, workers: Int = 4
     ) {
         self.maxBodyBytes = maxBodyBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.maxConnections = maxConnections
+        self.maxConnectionsPerPeer = maxConnectionsPerPeer
+        self.headSeconds = min(headSeconds ?? requestSeconds, requestSeconds)
         self.requestSeconds = requestSeconds
         self.answerSeconds = answerSeconds
         self.queueCapacity = queueCapacity
         self.workers = workers
     }
+
+    /// Connections libmicrohttpd accepts beyond `maxConnections`, so that a new one can arrive and push out a
+    /// connection that is only holding its place.
+    static let reserveConnections = 16
 }

@@ -7,7 +7,7 @@ import PipeReport
 public enum ChatMessages {
     /// The acknowledgement (within 3 s, so only what is known without the network: no commit yet).
     public static func queued(_ run: ChatQueuedRun) -> String {
-        "queued as run \(run.runID) — \(ChatText.plain(run.pipeline)) @ \(ChatText.plain(run.ref))"
+        "queued as run \(ChatText.plain(run.runID)) — \(ChatText.plain(run.pipeline)) @ \(ChatText.plain(run.ref))"
     }
 
     /// The run has a host and a simulator: which, and the commit the ref resolved to.
@@ -38,7 +38,8 @@ public enum ChatMessages {
         case .cancelled: line = "⏹ merge gate not judged: the run was cancelled"
         case .usage: line = "⚠️ merge gate not judged: the request was invalid"
         }
-        return "\(line) — run \(ChatText.code(record.runID))\n\n" + MarkdownSummary.render(record)
+        // The summary holds test names, failure messages and log lines from the host: never markup.
+        return "\(line) — run \(ChatText.code(record.runID))\n\n" + ChatText.block(MarkdownSummary.render(record))
     }
 
     /// How the run ended, with what is still pending.
@@ -65,7 +66,7 @@ public enum ChatMessages {
         let pending = record.layers.filter { $0.outcome == .awaitingSignoff }.map(\.name)
         if !pending.isEmpty {
             text += "\nrelease checklists awaiting sign-off: \(pending.map(ChatText.code).joined(separator: ", "))"
-            text += " — `/pipe signoff \(ChatText.plain(record.runID)) <layer> pass|fail field=value… note=\"…\"`"
+            text += " — `/pipe signoff \(ChatText.plain(record.runID)) &lt;layer&gt; pass|fail field=value… note=\"…\"`"
         }
         if let seconds = record.durationSeconds { text += "\n(\(Int(seconds.rounded())) s)" }
         return text

@@ -2,13 +2,14 @@ import Foundation
 
 /// Signatures accepted recently: a signature seen again while its timestamp is still inside the window is a replay.
 ///
-/// Only signatures that verified are remembered (an attacker cannot fill it with junk), and each is forgotten once
-/// its timestamp can no longer pass the window check anyway. Thread-safe.
+/// Keyed by the signature's bytes, not by how they were written, so the same signature in other letter case (hex
+/// digits) is the same signature. Only signatures that verified are remembered (an attacker cannot fill it with
+/// junk), and each is forgotten once its timestamp can no longer pass the window check anyway. Thread-safe.
 public final class ReplayCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var seen: Set<String> = []
+    private var seen: Set<[UInt8]> = []
     /// In arrival order with one lifetime for all, so the oldest is always first.
-    private var expiries: [(at: Date, signature: String)] = []
+    private var expiries: [(at: Date, signature: [UInt8])] = []
     private var head = 0
     private let lifetime: TimeInterval
 
@@ -16,8 +17,8 @@ public final class ReplayCache: @unchecked Sendable {
     ///   window in the future and then stays valid for one more).
     public init(window: TimeInterval) { lifetime = 2 * window }
 
-    /// Remembers `signature`; `false` when it was already seen (a replay).
-    public func claim(_ signature: String, now: Date = Date()) -> Bool {
+    /// Remembers `signature` (its decoded bytes); `false` when it was already seen (a replay).
+    public func claim(_ signature: [UInt8], now: Date = Date()) -> Bool {
         lock.lock()
         defer { lock.unlock() }
         while head < expiries.count, expiries[head].at <= now {

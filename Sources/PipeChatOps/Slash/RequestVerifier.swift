@@ -5,8 +5,9 @@ import PipeBasics
 ///
 /// Slack: `X-Slack-Request-Timestamp` within `window` of now, `X-Slack-Signature` equal to `v0=` + hex
 /// HMAC-SHA256 of `v0:<timestamp>:<raw body>` under the signing secret (compared in constant time), and a signature
-/// not seen before inside the window. Mattermost: the form's `token` (or `Authorization: Token …`) equal to the
-/// configured token, in constant time; Mattermost signs nothing, so it has no timestamp or replay check.
+/// whose bytes were not seen before inside the window. Mattermost: the form's `token` (or `Authorization: Token …`;
+/// both must agree when both are sent) equal to the configured token, in constant time; Mattermost signs nothing,
+/// so it has no timestamp or replay check. Each header is read once: a verification header sent twice is refused.
 public struct RequestVerifier: Sendable {
     public let dialect: ChatDialect
     private let secret: [UInt8]
@@ -32,48 +33,93 @@ public struct RequestVerifier: Sendable {
     }
 
     private func verifySlack(_ request: HTTPRequest, now: Date) throws(VerificationFailure) {
-        guard let stamp = request.head.header("x-slack-request-timestamp")?.trimmingCharacters(in: .whitespaces),
-            let signature = request.head.header("x-slack-signature")?.trimmingCharacters(in: .whitespaces)
+        try Self.refuseRepeated(["X-Slack-Request-Timestamp", "X-Slack-Signature"], in: request.head)
+        guard let stamp = request.head.header("x-slack-request-timestamp"),
+            let signature = request.head.header("x-slack-signature")
         else {
             throw VerificationFailure(
-                status: 401, "unsigned request: X-Slack-Request-Timestamp and X-Slack-Signature are required")
+                status: 401, kind: "unsigned",
+                "unsigned request: X-Slack-Request-Timestamp and X-Slack-Signature are required")
         }
-        guard let seconds = Int64(stamp), !stamp.hasPrefix("+") else {
-            throw VerificationFailure(status: 400, "X-Slack-Request-Timestamp is not a number of seconds")
+        // The timestamp text is signed as sent, so only one spelling of a time is accepted.
+        guard let seconds = Self.canonicalSeconds(stamp) else {
+            throw VerificationFailure(
+                status: 400, kind: "malformed timestamp",
+                "X-Slack-Request-Timestamp must be whole seconds in digits only (no sign, spaces or leading zeros)")
         }
         let age = now.timeIntervalSince1970 - Double(seconds)
         guard abs(age) <= window else {
             throw VerificationFailure(
-                status: 401,
+                status: 401, kind: "stale timestamp",
                 "stale request: its timestamp is \(Int(abs(age).rounded())) s "
                     + "\(age > 0 ? "old" : "in the future"); requests older than \(Int(window)) s are refused")
         }
+        guard signature.hasPrefix("v0="), let given = Self.bytes(hex: signature.dropFirst(3)),
+            given.count == Self.signatureBytes
+        else {
+            throw VerificationFailure(
+                status: 401, kind: "bad signature",
+                "the request's signature does not match (X-Slack-Signature is v0= and 64 hex digits)")
+        }
         let expected = HMACDigest.authenticationCode(
             .sha256, key: secret, message: Array("v0:\(stamp):".utf8) + request.body)
-        guard signature.hasPrefix("v0="), let given = Self.bytes(hex: signature.dropFirst(3)),
-            HMACDigest.constantTimeEqual(given, expected)
-        else {
-            throw VerificationFailure(status: 401, "the request's signature does not match")
+        guard HMACDigest.constantTimeEqual(given, expected) else {
+            throw VerificationFailure(status: 401, kind: "bad signature", "the request's signature does not match")
         }
-        guard replays.claim(signature, now: now) else {
-            throw VerificationFailure(status: 401, "replayed request: this signature was already used")
+        guard replays.claim(given, now: now) else {
+            throw VerificationFailure(
+                status: 401, kind: "replay", "replayed request: this signature was already used")
         }
     }
 
     private func verifyMattermost(_ request: HTTPRequest, form: [String: String]) throws(VerificationFailure) {
-        var token = form["token"]
-        if token == nil, let authorization = request.head.header("authorization"), authorization.hasPrefix("Token ") {
-            token = String(authorization.dropFirst("Token ".count)).trimmingCharacters(in: .whitespaces)
+        try Self.refuseRepeated(["Authorization"], in: request.head)
+        var fromHeader: String?
+        if let authorization = request.head.header("authorization") {
+            let scheme = authorization.prefix { $0 != " " }
+            guard scheme.lowercased() == "token" else {
+                throw VerificationFailure(
+                    status: 401, kind: "bad token", "the Authorization header must be `Token <the command's token>`")
+            }
+            fromHeader = String(authorization.dropFirst(scheme.count + 1))
         }
-        guard let token, !token.isEmpty else {
-            throw VerificationFailure(status: 401, "no command token: the request does not come from the chat")
+        if let fromHeader, let fromForm = form["token"], !digestsEqual(fromHeader, fromForm) {
+            throw VerificationFailure(
+                status: 401, kind: "bad token", "the form's token and the Authorization header's token differ")
         }
-        // Compared as digests so the time taken does not depend on the length of what was sent either.
-        let given = HMACDigest.authenticationCode(.sha256, key: secret, message: Array(token.utf8))
-        let expected = HMACDigest.authenticationCode(.sha256, key: secret, message: secret)
-        guard HMACDigest.constantTimeEqual(given, expected) else {
-            throw VerificationFailure(status: 401, "the command token does not match")
+        guard let token = form["token"] ?? fromHeader, !token.isEmpty else {
+            throw VerificationFailure(
+                status: 401, kind: "unsigned", "no command token: the request does not come from the chat")
         }
+        guard digestsEqual(token, String(decoding: secret, as: UTF8.self)) else {
+            throw VerificationFailure(status: 401, kind: "bad token", "the command token does not match")
+        }
+    }
+
+    /// Compared as digests so the time taken does not depend on the length of what was sent either.
+    private func digestsEqual(_ given: String, _ expected: String) -> Bool {
+        HMACDigest.constantTimeEqual(
+            HMACDigest.authenticationCode(.sha256, key: secret, message: Array(given.utf8)),
+            HMACDigest.authenticationCode(.sha256, key: secret, message: Array(expected.utf8)))
+    }
+
+    /// A header sent twice can be read two ways; it is refused, never joined or picked from.
+    private static func refuseRepeated(_ names: [String], in head: HTTPRequestHead) throws(VerificationFailure) {
+        for name in names where head.repeatedHeaders.contains(name.lowercased()) {
+            throw VerificationFailure(status: 400, kind: "repeated header", "\(name) is given more than once")
+        }
+    }
+
+    /// HMAC-SHA256's length.
+    static let signatureBytes = 32
+
+    /// Seconds written as Slack writes them: 1 to 12 ASCII digits, no leading zero.
+    static func canonicalSeconds(_ text: String) -> Int64? {
+        let digits = Array(text.utf8)
+        guard (1...12).contains(digits.count), digits.allSatisfy({ (48...57).contains($0) }),
+            digits.count == 1 || digits[0] != UInt8(ascii: "0")
+        else { return nil }
+        return Int64(text)
     }
 
     /// `v0=` + hex as Slack computes it (tests, the benchmark and `pipe chatops sign`).

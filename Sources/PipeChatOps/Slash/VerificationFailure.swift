@@ -4,9 +4,12 @@ public struct VerificationFailure: Error, Sendable, Equatable, CustomStringConve
     public var status: Int
     /// What the sender is told (never a secret, never what the right value would have been).
     public var message: String
+    /// A short fixed label the audit log counts refusals by (`bad signature`, `replay`…).
+    public var kind: String
 
-    public init(status: Int, _ message: String) {
+    public init(status: Int, kind: String, _ message: String) {
         self.status = status
+        self.kind = kind
         self.message = message
     }
 
