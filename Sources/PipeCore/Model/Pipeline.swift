@@ -115,10 +115,15 @@ public struct LayerSpec: Sendable, Equatable {
     public var retry: RetryOverrides
     /// Names of the pipeline's secrets this layer receives on the host (never on a command line).
     public var secrets: [String]
+    /// The values its shell-command settings (`SettingSchema.isShellCommand`) refer to, by environment variable
+    /// (`PIPE_PARAM_folder`): every parameter of the run, and the environment variables those settings name. A
+    /// plugin hands them to the command with `CommandEnvironment`, never in its text.
+    public var shellParameters: [String: String]
 
     public init(
         name: String, plugin: String, gate: Gate = .merge, needs: [String] = [], timeoutSeconds: Double? = nil,
-        settings: [String: SettingValue] = [:], retry: RetryOverrides = RetryOverrides(), secrets: [String] = []
+        settings: [String: SettingValue] = [:], retry: RetryOverrides = RetryOverrides(), secrets: [String] = [],
+        shellParameters: [String: String] = [:]
     ) {
         self.name = name
         self.plugin = plugin
@@ -128,6 +133,7 @@ public struct LayerSpec: Sendable, Equatable {
         self.settings = settings
         self.retry = retry
         self.secrets = secrets
+        self.shellParameters = shellParameters
     }
 }
 
