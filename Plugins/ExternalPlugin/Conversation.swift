@@ -83,11 +83,13 @@ final class Conversation {
     /// Runs a plugin's host command in the run's workspace and returns the reply line.
     private func runOnHost(id: String, argv: [String], timeout: Double) -> Data {
         hostCommands += 1
-        let command = "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(ShellQuote.join(argv))"
         context.events.emit(.remoteCommand(layer: context.layer.name, command: ShellQuote.join(argv)))
         var reply: [String: Any] = ["type": "host-command-result", "id": id]
         do {
-            let output = try context.host.capture(command, stdin: nil, timeoutSeconds: timeout)
+            // The values a shell-command setting refers to (`"$PIPE_PARAM_x"`) reach every host command of the layer.
+            let (line, stdin) = try CommandEnvironment(context.layer.shellParameters).wrap(ShellQuote.join(argv))
+            let command = "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(line)"
+            let output = try context.host.capture(command, stdin: stdin, timeoutSeconds: timeout)
             switch output.exit {
             case .exited(let code): reply["exit"] = Int(code)
             case .signaled(let signal): reply["signal"] = signal

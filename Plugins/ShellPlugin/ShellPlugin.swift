@@ -100,8 +100,7 @@ public struct ShellPlugin: LayerPlugin {
     static func commandLine(
         _ command: String, workspace: String, parameters: [String: String]
     ) throws(RequestError) -> (line: String, stdin: Data?) {
-        var environment = CommandEnvironment()
-        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) { try environment.set(name, to: value) }
+        let environment = try CommandEnvironment(parameters)
         let run = environment.isEmpty ? "/bin/sh -c \(ShellQuote.quote(command))" : environment.wrap(command).command
         return ("cd \(ShellQuote.quote(workspace)) && \(run) 2>&1", environment.wrap(command).stdin)
     }

@@ -17,6 +17,11 @@ public struct CommandEnvironment: Sendable, Equatable {
 
     public init() {}
 
+    /// The variables of `values` (name → value), in the order of their names.
+    public init(_ values: [String: String]) throws(RequestError) {
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) { try set(name, to: value) }
+    }
+
     public var isEmpty: Bool { names.isEmpty }
 
     /// Adds `name=value`; refuses a name that is not a shell identifier, a name given twice and a NUL byte.

@@ -9,11 +9,9 @@ public enum SecretDelivery {
     public static func wrap(
         _ command: String, secrets: SecretValues, exportName: (String) -> String = { $0 }
     ) throws(RequestError) -> (command: String, stdin: Data?) {
-        var environment = CommandEnvironment()
-        for (name, value) in secrets.values.sorted(by: { $0.key < $1.key }) {
-            try environment.set(exportName(name), to: value)
-        }
-        return environment.wrap(command)
+        var exported: [String: String] = [:]
+        for (name, value) in secrets.values { exported[exportName(name)] = value }
+        return try CommandEnvironment(exported).wrap(command)
     }
 
     /// `[A-Za-z_][A-Za-z0-9_]*`.
