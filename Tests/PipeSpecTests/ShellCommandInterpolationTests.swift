@@ -61,6 +61,7 @@ final class ShellCommandInterpolationTests: XCTestCase {
         let refused: [(command: String, column: Int, says: String)] = [
             ("grep '${p}' f", 13, "inside single quotes"),
             ("echo \"a ${p} b\"", 15, "inside double quotes"),
+            ("echo \"${p}\"", 13, "inside double quotes"),
             ("echo $'a ${p}'", 16, "inside single quotes"),
             ("echo `ls ${p}`", 16, "inside `…`"),
             ("echo $(( ${p} + 1 ))", 16, "inside $((…))"),
@@ -79,6 +80,9 @@ final class ShellCommandInterpolationTests: XCTestCase {
         XCTAssertEqual(hereDocument.count, 1)
         XCTAssertTrue(hereDocument.first?.hasPrefix("pipelines/test.yml:8:9: error:") == true, "\(hereDocument)")
         XCTAssertTrue(hereDocument.first?.contains("here-document") == true)
+        let second = errors("cat <<A <<-'B'\n      a\n      A\n      b ${p}\n      B\n      echo ${p}")
+        XCTAssertEqual(second.count, 1, "only the reference in the second body: \(second)")
+        XCTAssertTrue(second.first?.hasPrefix("pipelines/test.yml:10:9: error:") == true, "\(second)")
     }
 
     func testTheRefusalSaysWhatToWriteInstead() {

@@ -9,7 +9,8 @@ import PipeBasics
 /// record a line from stdin, each `<byte count> <base64 of the value>`, decodes it, checks its length and finally
 /// runs `/bin/sh -c '<command>'` under `/usr/bin/env NAME=value…`. A value may hold newlines and any byte but NUL
 /// (an environment variable ends at its first NUL, so one is refused here rather than cut short there). A record
-/// is a complete line or the reader stops, so a cut stream never passes for a shorter value.
+/// is a complete line or the reader stops, so a cut stream never passes for a shorter value. The records carry
+/// bytes, not text, so a binary value (a signing key) can travel the same way to a reader that writes it to a file.
 public struct CommandEnvironment: Sendable, Equatable {
     /// The variables in the order they are set.
     public private(set) var names: [String] = []
