@@ -141,5 +141,9 @@ final class ShellCommandInterpolationTests: XCTestCase {
                 "parameters: { flags: \"-v\" }\nlayers: { l: { plugin: shell, run: \"swift test $PIPE_PARAM_flags\" } }",
             file: "pipelines/test.yml")
         XCTAssertTrue(check.problems.isEmpty, "\(check.problems)")
+        let longer = SpecFixtures.loader.validate(
+            yaml: "parameters: { f: x }\nlayers: { l: { plugin: shell, run: \"echo $PIPE_PARAM_flags\" } }",
+            file: "pipelines/test.yml")
+        XCTAssertEqual(longer.warnings.count, 1, "PIPE_PARAM_f is not named by $PIPE_PARAM_flags: \(longer.problems)")
     }
 }

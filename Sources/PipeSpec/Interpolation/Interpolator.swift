@@ -152,7 +152,21 @@ final class Interpolator {
     /// split into words).
     private func noteShellUses(_ text: String) {
         guard text.contains("PIPE_PARAM_") else { return }
-        for name in parameters.keys where text.contains(Self.shellVariable(for: name)) { used.insert(name) }
+        for name in parameters.keys where Self.names(Self.shellVariable(for: name), in: text) { used.insert(name) }
+    }
+
+    /// Whether `text` holds `variable` as a whole name (`PIPE_PARAM_a` is not in `$PIPE_PARAM_ab`).
+    private static func names(_ variable: String, in text: String) -> Bool {
+        var rest = text[...]
+        while let found = rest.range(of: variable) {
+            let next = rest[found.upperBound...].unicodeScalars.first
+            if let next, next == "_" || (next.isASCII && (next.properties.isAlphabetic || ("0"..."9").contains(next))) {
+                rest = rest[found.upperBound...]
+            } else {
+                return true
+            }
+        }
+        return false
     }
 
     private func substitution(

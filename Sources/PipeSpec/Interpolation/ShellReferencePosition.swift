@@ -126,14 +126,10 @@ private struct ShellReferenceScanner {
             case .singleQuoted:
                 if scalar == "'" { stack.removeLast() }
                 index += 1
-            case .dollarSingleQuoted, .backquoted:
-                let closing: Unicode.Scalar = { if case .backquoted = stack.last { return "`" } else { return "'" } }()
-                if scalar == "\\" {
-                    skipEscaped(as: position(in: stack.last ?? .top))
-                } else {
-                    if scalar == closing { stack.removeLast() }
-                    index += 1
-                }
+            case .dollarSingleQuoted:
+                scanEscapable(scalar, closing: "'", as: .singleQuoted)
+            case .backquoted:
+                scanEscapable(scalar, closing: "`", as: .backquoted)
             case .doubleQuoted:
                 scanDoubleQuoted(scalar)
             case .arithmetic(let depth):
@@ -142,6 +138,18 @@ private struct ShellReferenceScanner {
                 scanUnquoted(scalar)
             }
         }
+    }
+
+    /// Inside `$'…'` or `` `…` ``: a backslash escapes the next character; `closing` ends the context.
+    private mutating func scanEscapable(
+        _ scalar: Unicode.Scalar, closing: Unicode.Scalar, as position: ShellReferencePosition
+    ) {
+        if scalar == "\\" {
+            skipEscaped(as: position)
+            return
+        }
+        if scalar == closing { stack.removeLast() }
+        index += 1
     }
 
     /// Skips a backslash and what it escapes, recording a reference it escapes as `position`.
