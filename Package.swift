@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin"]),
-        .testTarget(name: "ShellPluginTests", dependencies: ["ShellPlugin"]),
+        .testTarget(name: "ShellPluginTests", dependencies: ["ShellPlugin", "PipeSpec", "PipeTestSupport"]),
         .testTarget(name: "XcodebuildTestPluginTests", dependencies: ["XcodebuildTestPlugin"]),
         .testTarget(
             name: "ExternalPluginTests", dependencies: ["ExternalPlugin", "PipeSSH", "PipeTestSupport"],

@@ -8,9 +8,9 @@ final class Conversation {
     private let context: LayerContext
     private let executable: URL
     private let timeout: Double
-    private let stderrHandle: FileHandle
-    private let stdoutHandle: FileHandle
-    private let logHandle: FileHandle
+    private let stderrLog: LayerLog
+    private let transcript: LayerLog
+    private let log: LayerLog
     private var stderrTail = Data()
     private var tests: [TestCaseResult] = []
     private var result: ExternalPluginResult?
@@ -24,35 +24,32 @@ final class Conversation {
         self.context = context
         self.executable = executable
         self.timeout = timeout
-        func open(_ name: String) throws -> FileHandle {
-            let url = context.localArtifacts.appendingPathComponent(name)
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
-                throw ConfigurationError(
-                    "could not create \(url.path) on the coordinator: check the disk and permissions")
-            }
-            return try FileHandle(forWritingTo: url)
+        // Each file is capped at the layer's log limit: a plugin relays what the host printed.
+        func open(_ name: String, showsLive: Bool) throws -> LayerLog {
+            try LayerLog(
+                url: context.localArtifacts.appendingPathComponent(name), layer: context.layer.name,
+                events: context.events, limitBytes: context.layer.logLimitBytes, redactor: context.redactor,
+                showsLive: showsLive)
         }
-        stderrHandle = try open(ExternalLayerPlugin.ArtifactName.stderr)
-        stdoutHandle = try open(ExternalLayerPlugin.ArtifactName.stdout)
-        logHandle = try open(ExternalLayerPlugin.ArtifactName.log)
+        stderrLog = try open(ExternalLayerPlugin.ArtifactName.stderr, showsLive: true)
+        transcript = try open(ExternalLayerPlugin.ArtifactName.stdout, showsLive: false)
+        log = try open(ExternalLayerPlugin.ArtifactName.log, showsLive: true)
     }
 
     func close() {
-        for handle in [stderrHandle, stdoutHandle, logHandle] { try? handle.close() }
+        for file in [stderrLog, transcript, log] { file.finish() }
     }
 
     func stderr(_ chunk: Data) {
-        stderrHandle.write(chunk)
+        stderrLog.stderr(chunk)
         stderrTail.append(chunk)
         if stderrTail.count > Self.stderrTailBytes { stderrTail = stderrTail.suffix(Self.stderrTailBytes) }
-        context.events.emit(
-            .output(layer: context.layer.name, stream: .stderr, text: String(decoding: chunk, as: UTF8.self)))
     }
 
     /// Handles one stdout line; a protocol violation stops the plugin.
     func handle(line: String, deadline: Date) -> PluginProcess.LineResponse {
         lineNumber += 1
-        stdoutHandle.write(Data((line + "\n").utf8))
+        transcript.stdout(Data((line + "\n").utf8))
         if line.trimmingCharacters(in: .whitespaces).isEmpty { return .carryOn }
         let message: ExternalPluginMessage
         do {
@@ -65,8 +62,7 @@ final class Conversation {
         }
         switch message {
         case .log(let text):
-            logHandle.write(Data((text + "\n").utf8))
-            context.events.emit(.output(layer: context.layer.name, stream: .stdout, text: text + "\n"))
+            log.stdout(Data((text + "\n").utf8))
         case .test(let test):
             tests.removeAll { $0.identifier == test.identifier }
             tests.append(test)
@@ -83,11 +79,13 @@ final class Conversation {
     /// Runs a plugin's host command in the run's workspace and returns the reply line.
     private func runOnHost(id: String, argv: [String], timeout: Double) -> Data {
         hostCommands += 1
-        let command = "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(ShellQuote.join(argv))"
         context.events.emit(.remoteCommand(layer: context.layer.name, command: ShellQuote.join(argv)))
         var reply: [String: Any] = ["type": "host-command-result", "id": id]
         do {
-            let output = try context.host.capture(command, stdin: nil, timeoutSeconds: timeout)
+            // The values a shell-command setting refers to (`"$PIPE_PARAM_x"`) reach every host command of the layer.
+            let (line, stdin) = try CommandEnvironment(context.layer.shellParameters).wrap(ShellQuote.join(argv))
+            let command = "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(line)"
+            let output = try context.host.capture(command, stdin: stdin, timeoutSeconds: timeout)
             switch output.exit {
             case .exited(let code): reply["exit"] = Int(code)
             case .signaled(let signal): reply["signal"] = signal
@@ -162,7 +160,7 @@ final class Conversation {
     private func layerResult(
         outcome: LayerOutcome, evidence: [String], facts: [String: String] = [:], extra: [ArtifactRecord] = []
     ) -> LayerResult {
-        for handle in [stderrHandle, stdoutHandle, logHandle] { try? handle.synchronize() }
+        for file in [stderrLog, transcript, log] { file.finish() }
         var allFacts = facts
         allFacts["plugin"] = executable.path
         allFacts["pluginProtocol"] = "\(ExternalPluginProtocol.version)"

@@ -61,9 +61,15 @@ public struct ExternalPluginDescription: Sendable, Equatable {
             if ["plugin", "gate", "needs", "timeout"].contains(key) {
                 throw ExternalPluginProtocolViolation("setting \(key): the name is taken by every layer")
             }
+            let shell = entry["shell"] ?? false
+            guard let isShellCommand = shell as? Bool, !isShellCommand || [.string, .strings].contains(type) else {
+                throw ExternalPluginProtocolViolation(
+                    "setting \(key): \"shell\" must be true or false, and true only for a string or strings")
+            }
             settings.append(
                 SettingSchema(
-                    key, type, required: entry["required"] as? Bool ?? false, entry["summary"] as? String ?? ""))
+                    key, type, required: entry["required"] as? Bool ?? false, shellCommand: isShellCommand,
+                    entry["summary"] as? String ?? ""))
         }
         if object["settings"] != nil && !(object["settings"] is [[String: Any]]) {
             throw ExternalPluginProtocolViolation("\"settings\" must be a list of {\"key\", \"type\", …} objects")

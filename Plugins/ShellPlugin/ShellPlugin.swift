@@ -9,6 +9,9 @@ import PipeCore
 /// layer's `timeout:` and Ctrl-C kill everything it started. Its output goes to `shell.log` and its exit to
 /// `exit-code` in the layer's artifacts.
 ///
+/// The command is a shell command setting: its `${name}` became `"$PIPE_PARAM_name"` when the pipeline was loaded,
+/// and the values reach the command as those environment variables (`CommandEnvironment`), never in its text.
+///
 /// Verdicts: exit 0 is `passed`; any other exit, or a signal, is `tests-failed` (the check ran and said no), with the
 /// exit and the last lines of output as evidence; 126 and 127 (the shell could not find or execute the command) are
 /// `host-config`, because the host lacks what the command needs; a timeout is `timed-out`; a lost connection is
@@ -19,8 +22,9 @@ public struct ShellPlugin: LayerPlugin {
     public static let needsSimulator = false
     public static let settings: [SettingSchema] = [
         SettingSchema(
-            "command", .string, required: true,
-            "A POSIX shell command, run with /bin/sh -c in the workspace on the host; exit 0 passes.")
+            "command", .string, required: true, shellCommand: true,
+            "A POSIX shell command, run with /bin/sh -c in the workspace on the host; exit 0 passes. Each ${name} "
+                + "in it is the value as one word (\"$PIPE_PARAM_name\"), never shell code.")
     ]
 
     /// File names inside the layer's artifacts folder.
@@ -41,38 +45,32 @@ public struct ShellPlugin: LayerPlugin {
         else {
             return LayerResult(outcome: .pluginError, evidence: ["layer \(layerName): `command` is empty"])
         }
-        let line = "cd \(ShellQuote.quote(context.remoteWorkspace)) && /bin/sh -c \(ShellQuote.quote(command)) 2>&1"
+        let (line, stdin) = try Self.commandLine(
+            command, workspace: context.remoteWorkspace, parameters: context.layer.shellParameters)
         context.events.emit(.remoteCommand(layer: layerName, command: "/bin/sh -c \(ShellQuote.quote(command))"))
 
         let logURL = context.localArtifacts.appendingPathComponent(ArtifactName.log)
-        guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
-            throw ConfigurationError(
-                "could not create \(logURL.path) on the coordinator: check the disk and permissions")
-        }
-        let log = try FileHandle(forWritingTo: logURL)
-        defer { try? log.close() }
+        let log = try LayerLog(
+            url: logURL, layer: layerName, events: context.events, limitBytes: context.layer.logLimitBytes,
+            redactor: context.redactor)
         var tail = OutputTail(keeping: Self.evidenceLines)
         var processGroup: RemoteProcessGroup?
         let exit = try context.host.runStoppable(
-            line, stdin: nil, timeoutSeconds: context.layer.timeoutSeconds, cancellation: context.cancellation,
+            line, stdin: stdin, timeoutSeconds: context.layer.timeoutSeconds, cancellation: context.cancellation,
             onStarted: { group in
                 processGroup = group
                 context.events.emit(
                     .remoteProcessStarted(layer: layerName, host: context.hostName, processGroup: group.id))
             },
             onStdout: { chunk in
-                log.write(chunk)
+                log.stdout(chunk)
                 tail.append(chunk)
-                context.events.emit(
-                    .output(layer: layerName, stream: .stdout, text: String(decoding: chunk, as: UTF8.self)))
             },
             onStderr: { chunk in
-                log.write(chunk)
+                log.stderr(chunk)
                 tail.append(chunk)
-                context.events.emit(
-                    .output(layer: layerName, stream: .stderr, text: String(decoding: chunk, as: UTF8.self)))
             })
-        try? log.synchronize()
+        log.finish()
 
         let exitURL = context.localArtifacts.appendingPathComponent(ArtifactName.exitCode)
         try Data((exit.artifactText + "\n").utf8).write(to: exitURL)
@@ -88,6 +86,16 @@ public struct ShellPlugin: LayerPlugin {
             evidence += tail.lines.map { "  \($0)" }
         }
         return LayerResult(outcome: outcome, evidence: evidence, exit: exit, artifacts: artifacts, facts: facts)
+    }
+
+    /// The line that runs `command` in `workspace` with `/bin/sh -c`, its output and errors on one stream, and the
+    /// stdin that hands it `parameters` (environment variable → value).
+    static func commandLine(
+        _ command: String, workspace: String, parameters: [String: String]
+    ) throws(RequestError) -> (line: String, stdin: Data?) {
+        let environment = try CommandEnvironment(parameters)
+        let run = environment.isEmpty ? "/bin/sh -c \(ShellQuote.quote(command))" : environment.wrap(command).command
+        return ("cd \(ShellQuote.quote(workspace)) && \(run) 2>&1", environment.wrap(command).stdin)
     }
 
     /// The outcome for how the command ended, and one line saying why.

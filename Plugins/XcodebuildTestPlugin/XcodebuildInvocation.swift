@@ -23,7 +23,7 @@ struct XcodebuildInvocation {
         context: LayerContext
     ) throws -> XcodebuildInvocation {
         // xcodebuild hands `TEST_RUNNER_<NAME>` to the test process as `<NAME>`; the values travel on stdin.
-        let delivery = SecretDelivery.wrap(
+        let delivery = try SecretDelivery.wrap(
             "cd \(ShellQuote.quote(context.remoteWorkspace)) && \(command.shellLine) 2>&1",
             secrets: context.secrets, exportName: { "TEST_RUNNER_\($0)" })
         context.events.emit(.remoteCommand(layer: layerName, command: command.shellLine))

@@ -138,5 +138,18 @@ final class ExternalPluginDiscoveryTests: XCTestCase {
             problem(#"{"protocol":1,"kind":"lint","gate":"nightly"}"#), #""gate" must be "merge" or "release""#)
         XCTAssertEqual(problem(#"{"kind":"lint"}"#), #"the description has no "protocol" number"#)
         XCTAssertEqual(problem(#"{"protocol":1,"kind":"lint","gate":"release"}"#), "accepted")
+        XCTAssertEqual(
+            problem(#"{"protocol":1,"kind":"lint","settings":[{"key":"n","type":"integer","shell":true}]}"#),
+            #"setting n: "shell" must be true or false, and true only for a string or strings"#)
+        XCTAssertEqual(
+            problem(#"{"protocol":1,"kind":"lint","settings":[{"key":"s","type":"string","shell":"yes"}]}"#),
+            #"setting s: "shell" must be true or false, and true only for a string or strings"#)
+    }
+
+    func testASettingCanSayItIsAShellCommand() throws {
+        let description = try ExternalPluginDescription.parse(
+            Data(#"{"protocol":1,"kind":"lint","settings":[{"key":"script","type":"string","shell":true},"#.utf8)
+                + Data(#"{"key":"paths","type":"strings"}]}"#.utf8), expectedKind: "lint")
+        XCTAssertEqual(description.settings.map(\.isShellCommand), [true, false])
     }
 }

@@ -25,7 +25,7 @@ final class ExternalPluginRunTests: XCTestCase {
     private func run(
         _ fixture: String, kind: String = "lint", settings: [String: SettingValue] = [:], timeout: Double? = nil,
         remoteWorkspace: String = "/nonexistent/workspace", cancellation: CancellationToken = CancellationToken(),
-        in project: PluginProject? = nil
+        in project: PluginProject? = nil, shellParameters: [String: String] = [:]
     ) throws -> (result: LayerResult, events: EventRecorder, project: PluginProject, seconds: Double) {
         let shared = try XCTUnwrap(Self.shared, "no emulated host")
         let project = try project ?? PluginProject()
@@ -37,7 +37,7 @@ final class ExternalPluginRunTests: XCTestCase {
         let events = EventRecorder()
         let context = try project.context(
             kind: kind, settings: settings, timeout: timeout, host: shared.remote, remoteWorkspace: remoteWorkspace,
-            events: events, cancellation: cancellation)
+            events: events, cancellation: cancellation, shellParameters: shellParameters)
         let started = Date()
         let result = try ExternalLayerPlugin().run(context)
         return (result, events, project, Date().timeIntervalSince(started))
@@ -103,6 +103,19 @@ final class ExternalPluginRunTests: XCTestCase {
             return nil
         }
         XCTAssertEqual(commands, ["xcodebuild -version", "test -d 'no such folder'"], "each value shell-quoted")
+    }
+
+    func testAShellCommandSettingsValuesReachItsHostCommandsAsData() throws {
+        let workspace = try XCTUnwrap(Self.shared).makeFolder("pipe-ext-\(UUID().uuidString.prefix(8))/workspace")
+        try? FileManager.default.removeItem(atPath: InjectionCorpus.witnessFile)
+        let value = ".;id>\(InjectionCorpus.witnessFile)\n$(id>\(InjectionCorpus.witnessFile))"
+        let (result, _, _, _) = try run(
+            "shell-runner", settings: ["script": .string("printf %s \"$PIPE_PARAM_folder\"")],
+            remoteWorkspace: workspace, shellParameters: ["PIPE_PARAM_folder": value])
+        XCTAssertEqual(result.outcome, .passed, result.evidenceText)
+        XCTAssertEqual(result.facts["exit"], "0")
+        XCTAssertEqual(result.facts["printed"], value)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: InjectionCorpus.witnessFile))
     }
 
     // MARK: - Plugins that break it: plugin-error, stderr kept, nothing left running

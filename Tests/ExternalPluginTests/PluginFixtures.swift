@@ -43,11 +43,13 @@ final class PluginProject {
     func context(
         kind: String, layer: String = "lint", settings: [String: SettingValue] = [:], timeout: Double? = nil,
         host: RemoteHost, remoteWorkspace: String = "/nonexistent/workspace", events: EventSink,
-        cancellation: CancellationToken = CancellationToken()
+        cancellation: CancellationToken = CancellationToken(), shellParameters: [String: String] = [:]
     ) throws -> LayerContext {
         LayerContext(
             runID: runID, pipelineName: "app-intents",
-            layer: LayerSpec(name: layer, plugin: kind, gate: .merge, timeoutSeconds: timeout, settings: settings),
+            layer: LayerSpec(
+                name: layer, plugin: kind, gate: .merge, timeoutSeconds: timeout, settings: settings,
+                shellParameters: shellParameters),
             attempt: 1, host: host, hostName: "mac-1",
             simulator: Simulator(
                 udid: "90052AC6-D47D-4B2A-840D-6B5B081260C6", name: "iPhone 15",

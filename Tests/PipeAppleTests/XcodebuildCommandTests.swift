@@ -28,7 +28,7 @@ final class XcodebuildCommandTests: XCTestCase {
                 + "'platform=iOS Simulator,id=90052AC6-D47D-4B2A-840D-6B5B081260C6' -resultBundlePath "
                 + "/tmp/run/artifacts/x.xcresult -only-testing:ReaderTests/ReadingIDTests "
                 + "-only-testing:ReaderTests/IntentTests/testPerform -skip-testing:ReaderUITests -testPlan Unit "
-                + "-configuration Debug CODE_SIGNING_ALLOWED=NO SWIFT_VERSION=5.0")
+                + "-configuration Debug 'CODE_SIGNING_ALLOWED=NO' 'SWIFT_VERSION=5.0'")
     }
 
     func testSharedBuildAndItsTestRunsUseOneDerivedDataFolder() throws {

@@ -57,12 +57,12 @@ final class InterpolationTests: XCTestCase {
             """
             parameters: { note: "none" }
             layers:
-              build: { plugin: shell, run: "echo ${note}" }
+              build: { plugin: xcodebuild-test, scheme: "echo ${note}" }
             """, parameters: ["note": "${HOME} and $${x}"], environment: ["HOME": "/root"])
-        XCTAssertEqual(pipeline.layers[0].settings["run"], .string("echo ${HOME} and $${x}"))
+        XCTAssertEqual(pipeline.layers[0].settings["scheme"], .string("echo ${HOME} and $${x}"))
         let fromEnvironment = try SpecFixtures.pipeline(
-            "layers: { b: { plugin: shell, run: \"${A}\" } }", environment: ["A": "${B}", "B": "no"])
-        XCTAssertEqual(fromEnvironment.layers[0].settings["run"], .string("${B}"))
+            "layers: { b: { plugin: xcodebuild-test, scheme: \"${A}\" } }", environment: ["A": "${B}", "B": "no"])
+        XCTAssertEqual(fromEnvironment.layers[0].settings["scheme"], .string("${B}"))
     }
 
     func testUnknownVariablesAreReportedAtTheirOwnPosition() {
@@ -222,9 +222,9 @@ extension InterpolationTests {
             parameters:
               suffix: { default: }
               label: ""
-            layers: { a: { plugin: shell, run: "make${suffix}${label}" } }
+            layers: { a: { plugin: xcodebuild-test, scheme: "make${suffix}${label}" } }
             """)
-        XCTAssertEqual(pipeline.layers[0].settings["run"], .string("make"))
+        XCTAssertEqual(pipeline.layers[0].settings["scheme"], .string("make"))
         XCTAssertEqual(pipeline.parameters, ["suffix": "", "label": ""])
     }
 }

@@ -73,8 +73,8 @@ final class PipelineErrorTests: XCTestCase {
         XCTAssertEqual(
             SpecFixtures.errors("layers:\n  ui: { plugin: shell, run: x, colour: red }\n"),
             [
-                "pipelines/test.yml:2:32: error: layers.ui.colour: unknown key; expected one of 'gate', 'needs', "
-                    + "'plugin', 'retry', 'run', 'secrets' or 'timeout'"
+                "pipelines/test.yml:2:32: error: layers.ui.colour: unknown key; expected one of 'artifact-limit', "
+                    + "'gate', 'log-limit', 'needs', 'plugin', 'retry', 'run', 'secrets' or 'timeout'"
             ])
     }
 

@@ -80,7 +80,7 @@ final class SecretsSpecTests: XCTestCase {
     }
 
     func testDeliveryPutsValuesOnStdinNotOnTheCommandLine() throws {
-        let delivery = SecretDelivery.wrap(
+        let delivery = try SecretDelivery.wrap(
             "printf '%s|%s' \"$TEST_RUNNER_A\" \"$TEST_RUNNER_B\"",
             secrets: SecretValues(["A": "it's $(rm -rf /) `x`", "B": "plain"]), exportName: { "TEST_RUNNER_\($0)" })
         XCTAssertFalse(delivery.command.contains("plain"))

@@ -29,7 +29,8 @@ enum SpecFixtures {
                 SettingSchema("record", .strings, "facts recorded with the sign-off"),
             ], defaultGate: .release),
         "shell": PluginSchema(
-            settings: [SettingSchema("run", .string, required: true, "the command")], defaultGate: .merge),
+            settings: [SettingSchema("run", .string, required: true, shellCommand: true, "the command")],
+            defaultGate: .merge),
     ]
 
     static let loader = PipelineLoader(registry: registry)

@@ -5,6 +5,8 @@ public struct CommandResult {
     public var exitCode: Int32
     public var stdout: String
     public var stderr: String
+    /// What `stdout` was decoded from, for tests that compare bytes (invalid UTF-8 included).
+    public var stdoutData = Data()
 
     /// Both streams, for assertion messages.
     public var combined: String { "--- stdout ---\n\(stdout)--- stderr ---\n\(stderr)" }
@@ -42,7 +44,17 @@ public enum CommandRunner {
         collected.append(stdout: out.fileHandleForReading.readDataToEndOfFile())
         collected.append(stderr: err.fileHandleForReading.readDataToEndOfFile())
         return CommandResult(
-            exitCode: process.terminationStatus, stdout: collected.stdoutText, stderr: collected.stderrText)
+            exitCode: process.terminationStatus, stdout: collected.stdoutText, stderr: collected.stderrText,
+            stdoutData: collected.stdoutData)
+    }
+
+    /// Runs `line` with `shell -c` (`/bin/sh`, `/usr/bin/zsh`, …) and `stdin`, to see how a shell reads a line Pipe
+    /// built.
+    @discardableResult
+    public static func shell(_ shell: String, _ line: String, arguments: [String] = [], stdin: Data?) throws
+        -> CommandResult
+    {
+        try run(URL(fileURLWithPath: shell), ["-c", line] + arguments, stdin: stdin)
     }
 
     /// Runs a shell command line with `/bin/sh -c` (test set-up only: never for values from users).
@@ -70,10 +82,12 @@ final class OutputCollector: @unchecked Sendable {
         lock.unlock()
     }
 
-    var stdoutText: String {
+    var stdoutText: String { String(decoding: stdoutData, as: UTF8.self) }
+
+    var stdoutData: Data {
         lock.lock()
         defer { lock.unlock() }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 
     var stderrText: String {

@@ -134,10 +134,15 @@ public struct LayerSpec: Sendable, Equatable {
 
     /// The default cap of what one layer brings back: a big result bundle is a few hundred megabytes.
     public static let defaultArtifactLimitBytes: Int64 = 8 << 30
+    /// The values its shell-command settings (`SettingSchema.isShellCommand`) refer to, by environment variable
+    /// (`PIPE_PARAM_folder`): every parameter of the run, and the environment variables those settings name. A
+    /// plugin hands them to the command with `CommandEnvironment`, never in its text.
+    public var shellParameters: [String: String]
 
     public init(
         name: String, plugin: String, gate: Gate = .merge, needs: [String] = [], timeoutSeconds: Double? = nil,
-        settings: [String: SettingValue] = [:], retry: RetryOverrides = RetryOverrides(), secrets: [String] = []
+        settings: [String: SettingValue] = [:], retry: RetryOverrides = RetryOverrides(), secrets: [String] = [],
+        shellParameters: [String: String] = [:]
     ) {
         self.name = name
         self.plugin = plugin
@@ -147,6 +152,7 @@ public struct LayerSpec: Sendable, Equatable {
         self.settings = settings
         self.retry = retry
         self.secrets = secrets
+        self.shellParameters = shellParameters
     }
 }
 

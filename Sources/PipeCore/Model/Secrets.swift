@@ -22,7 +22,7 @@ public struct SecretValues: Sendable, Equatable {
     public init(_ values: [String: String] = [:]) { self.values = values }
 
     /// Reads every secret the pipeline declares; a missing variable, an unreadable file, an empty value or one
-    /// with a line break is a `RequestError` naming all of them (nothing runs).
+    /// with a line break or a NUL byte is a `RequestError` naming all of them (nothing runs).
     public static func resolve(
         _ sources: [String: SecretSource], environment: [String: String], projectDirectory: URL
     ) throws -> SecretValues {
@@ -49,6 +49,9 @@ public struct SecretValues: Sendable, Equatable {
                 problems.append("\(name): the \(source.description) is empty")
             } else if value.contains("\n") || value.contains("\r") {
                 problems.append("\(name): the \(source.description) holds a line break; secrets are one line")
+            } else if value.unicodeScalars.contains("\u{0}") {
+                problems.append(
+                    "\(name): the \(source.description) holds a NUL byte, which no environment variable can carry")
             } else {
                 values[name] = value
             }

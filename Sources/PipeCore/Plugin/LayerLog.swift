@@ -14,12 +14,16 @@ public final class LayerLog {
     private let limit: Int64
     private let redactor: StreamRedactor
     private let plainRedactor: SecretRedactor
+    private let showsLive: Bool
     private var written: Int64 = 0
     /// Whether the log reached its limit, after which nothing more is kept.
     public private(set) var wasCut = false
 
-    /// Creates (or empties) the log at `url`.
-    public init(url: URL, layer: String, events: EventSink, limitBytes: Int64, redactor: SecretRedactor) throws {
+    /// Creates (or empties) the log at `url`; `showsLive: false` keeps it without output events (a transcript).
+    public init(
+        url: URL, layer: String, events: EventSink, limitBytes: Int64, redactor: SecretRedactor,
+        showsLive: Bool = true
+    ) throws {
         guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
             throw ConfigurationError("could not create \(url.path) on the coordinator: check the disk and permissions")
         }
@@ -30,6 +34,7 @@ public final class LayerLog {
         limit = max(limitBytes, 0)
         self.redactor = StreamRedactor(redactor)
         plainRedactor = redactor
+        self.showsLive = showsLive
     }
 
     deinit {
@@ -59,7 +64,9 @@ public final class LayerLog {
         if !kept.isEmpty {
             handle.write(kept)
             written += Int64(kept.count)
-            events.emit(.output(layer: layer, stream: stream, text: String(decoding: kept, as: UTF8.self)))
+            if showsLive {
+                events.emit(.output(layer: layer, stream: stream, text: String(decoding: kept, as: UTF8.self)))
+            }
         }
         if kept.count < shown.count {
             wasCut = true

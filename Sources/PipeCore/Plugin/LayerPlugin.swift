@@ -37,12 +37,18 @@ public struct SettingSchema: Sendable, Equatable {
     public var key: String
     public var type: ValueType
     public var required: Bool
+    /// Text a shell on the host parses as a command: each `${name}` in it becomes a double-quoted reference to an
+    /// environment variable (`"$PIPE_PARAM_name"`, `LayerSpec.shellParameters`), never the value itself.
+    public var isShellCommand: Bool
     public var summary: String
 
-    public init(_ key: String, _ type: ValueType, required: Bool = false, _ summary: String) {
+    public init(
+        _ key: String, _ type: ValueType, required: Bool = false, shellCommand: Bool = false, _ summary: String
+    ) {
         self.key = key
         self.type = type
         self.required = required
+        self.isShellCommand = shellCommand
         self.summary = summary
     }
 }

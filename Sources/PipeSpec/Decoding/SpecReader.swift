@@ -43,7 +43,10 @@ final class SpecReader {
     // MARK: Scalars
 
     /// A text value, interpolated.
-    func string(_ node: YAMLNode, at path: SpecKeyPath) -> String? {
+    func string(_ node: YAMLNode, at path: SpecKeyPath) -> String? { string(node, at: path, shell: false) }
+
+    /// A text value, interpolated; `shell`: a shell command (`Interpolator`).
+    func string(_ node: YAMLNode, at path: SpecKeyPath, shell: Bool) -> String? {
         guard let scalar = scalar(node, at: path, expected: "text") else { return nil }
         if !scalar.isText {
             switch scalar.resolved {
@@ -54,12 +57,17 @@ final class SpecReader {
             default: break
             }
         }
-        return interpolate(scalar, node: node, at: path).text
+        return interpolate(scalar, node: node, at: path, shell: shell).text
     }
 
     /// A text value that must not be empty.
     func nonEmptyString(_ node: YAMLNode, at path: SpecKeyPath) -> String? {
-        guard let text = string(node, at: path) else { return nil }
+        nonEmptyString(node, at: path, shell: false)
+    }
+
+    /// A text value that must not be empty; `shell`: a shell command.
+    func nonEmptyString(_ node: YAMLNode, at path: SpecKeyPath, shell: Bool) -> String? {
+        guard let text = string(node, at: path, shell: shell) else { return nil }
         if text.trimmingSpaces.isEmpty {
             problems.error(path, at: node.start, "must not be empty")
             return nil
@@ -122,10 +130,17 @@ final class SpecReader {
 
     /// A list of text values; a single value may be written without brackets.
     func strings(_ node: YAMLNode, at path: SpecKeyPath) -> [(text: String, node: YAMLNode, path: SpecKeyPath)]? {
+        strings(node, at: path, shell: false)
+    }
+
+    /// A list of text values; `shell`: each a shell command.
+    func strings(
+        _ node: YAMLNode, at path: SpecKeyPath, shell: Bool
+    ) -> [(text: String, node: YAMLNode, path: SpecKeyPath)]? {
         switch node.content {
         case .scalar(let scalar):
             if !scalar.isText, scalar.resolved == .null { return [] }
-            return string(node, at: path).map { [($0, node, path)] }
+            return string(node, at: path, shell: shell).map { [($0, node, path)] }
         case .sequence(let items):
             var values: [(text: String, node: YAMLNode, path: SpecKeyPath)] = []
             for (index, item) in items.enumerated() {
@@ -138,7 +153,7 @@ final class SpecReader {
                     problems.error(itemPath, at: item.start, "empty entry; write a value or remove the entry")
                     continue
                 }
-                if let text = string(item, at: itemPath) { values.append((text, item, itemPath)) }
+                if let text = string(item, at: itemPath, shell: shell) { values.append((text, item, itemPath)) }
             }
             return values
         case .mapping:
@@ -179,13 +194,16 @@ final class SpecReader {
     }
 
     /// Interpolates a scalar exactly once (never twice: the result is not scanned again).
-    func interpolate(_ scalar: YAMLScalar, node: YAMLNode, at path: SpecKeyPath) -> Interpolator.Result {
+    func interpolate(
+        _ scalar: YAMLScalar, node: YAMLNode, at path: SpecKeyPath, shell: Bool = false
+    ) -> Interpolator.Result {
         guard let interpolator else {
             return Interpolator.Result(text: scalar.text, isComplete: true, didInterpolate: false)
         }
         let marks =
             scalar.text.contains("${") ? problems.source.interpolationMarks(from: node.start, to: node.end) : []
-        return interpolator.interpolate(scalar.text, marks: marks, fallback: node.start, path: path, problems: problems)
+        return interpolator.interpolate(
+            scalar.text, marks: marks, fallback: node.start, path: path, problems: problems, shell: shell)
     }
 
     private func typed<Value>(

@@ -216,7 +216,23 @@ struct PipelineDecoder {
                     continue
                 }
                 let declared = decodeDeclaration(entry, at: parameterPath, plain: plain)
-                let value = parameters[entry.key] ?? declared.defaultValue
+                var value = parameters[entry.key] ?? declared.defaultValue
+                if let text = value, text.unicodeScalars.contains("\u{0}") {
+                    let source = parameters[entry.key] != nil ? "--param \(entry.key)" : "its default"
+                    problems.error(
+                        parameterPath, at: entry.keyNode.start,
+                        "the value of \(source) holds a NUL byte, which no command line or environment variable "
+                            + "can carry; remove it")
+                    value = nil
+                }
+                if let other = values.keys.first(where: {
+                    Interpolator.shellVariable(for: $0) == Interpolator.shellVariable(for: entry.key)
+                }) {
+                    problems.error(
+                        parameterPath, at: entry.keyNode.start,
+                        "'\(entry.key)' and '\(other)' would both be the shell variable "
+                            + "\(Interpolator.shellVariable(for: entry.key)) ('-' becomes '_'); rename one")
+                }
                 if value == nil, declared.isRequired {
                     switch requirement {
                     case .enforce:
@@ -452,6 +468,7 @@ struct PipelineDecoder {
         let logLimit = layer.read("log-limit", { $0.byteSize })
         let artifactLimit = layer.read("artifact-limit", { $0.byteSize })
         var settings: [String: SettingValue] = [:]
+        var shellParameters: [String: String] = [:]
         if let schema {
             let settingSchemas = schema.settings.filter { !Self.layerKeys.contains($0.key) }
             layer.rejectUnknownKeys(allowed: Self.layerKeys + settingSchemas.map(\.key))
@@ -465,11 +482,17 @@ struct PipelineDecoder {
                     settings[setting.key] = value
                 }
             }
+            if settingSchemas.contains(where: \.isShellCommand), let interpolator = reader.interpolator {
+                shellParameters = interpolator.takeShellEnvironment()
+                for case (let name, let value?) in interpolator.parameters {
+                    shellParameters[Interpolator.shellVariable(for: name)] = value
+                }
+            }
         }
         var spec = LayerSpec(
             name: entry.key, plugin: kind ?? "", gate: gate ?? schema?.defaultGate ?? .merge,
             needs: needs.map(\.text), timeoutSeconds: timeout, settings: settings,
-            retry: decodeRetry(layer), secrets: secrets.map(\.text))
+            retry: decodeRetry(layer), secrets: secrets.map(\.text), shellParameters: shellParameters)
         if let logLimit { spec.logLimitBytes = logLimit }
         if let artifactLimit { spec.artifactLimitBytes = artifactLimit }
         return DecodedLayer(spec: spec, needs: needs, secrets: secrets)
@@ -478,13 +501,17 @@ struct PipelineDecoder {
     private func decodeSetting(
         _ node: YAMLNode, setting: SettingSchema, at path: SpecKeyPath, reader: SpecReader
     ) -> SettingValue? {
+        let shell = setting.isShellCommand
         switch setting.type {
         case .string:
-            let text = setting.required ? reader.nonEmptyString(node, at: path) : reader.string(node, at: path)
+            let text =
+                setting.required
+                ? reader.nonEmptyString(node, at: path, shell: shell) : reader.string(node, at: path, shell: shell)
             return text.map(SettingValue.string)
         case .integer: return reader.integer(node, at: path).map(SettingValue.integer)
         case .boolean: return reader.boolean(node, at: path).map(SettingValue.boolean)
-        case .strings: return reader.strings(node, at: path).map { SettingValue.strings($0.map(\.text)) }
+        case .strings:
+            return reader.strings(node, at: path, shell: shell).map { SettingValue.strings($0.map(\.text)) }
         case .map: return reader.stringMap(node, at: path).map(SettingValue.map)
         }
     }
