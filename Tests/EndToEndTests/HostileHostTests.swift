@@ -1,4 +1,5 @@
 import Foundation
+import FoundationXML
 import PipeTestSupport
 import XCTest
 
@@ -138,6 +139,36 @@ final class HostileHostTests: EmulatedHostTestCase {
         let record = try runRecord(project)
         let tests = try XCTUnwrap((record["layers"] as? [[String: Any]])?.first?["tests"] as? [[String: Any]])
         XCTAssertFalse(tests.isEmpty, "the verdict did not read the tests after the cut")
+    }
+
+    /// Every string of the injection corpus in simulator names and UDIDs and in xcresulttool's test failures: the
+    /// run chooses a real simulator, runs nothing it was not asked to, and shows and writes the strings as text.
+    func testTheInjectionCorpusInTheHostsJSONIsData() throws {
+        let corpus = InjectionCorpus.strings.filter { $0.utf8.count < 1_000 }
+        try JSONSerialization.data(withJSONObject: corpus).write(to: evil.corpusFile)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: evil.corpusFile.path)
+        try? FileManager.default.removeItem(atPath: InjectionCorpus.witnessFile)
+        let project = try makeProject(pipeline: pipeline)
+        try project.writeHostsFile(hostile.hostsFileEntry())
+        try plant("corpus")
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertTrue([0, 1].contains(result.exitCode), result.combined)
+        let summary = try String(
+            contentsOf: try XCTUnwrap(project.runFolders().last).appendingPathComponent("logic/xcresult-summary.json"),
+            encoding: .utf8)
+        XCTAssertTrue(summary.contains("pipe-injected"), "the corpus never reached the summary")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: InjectionCorpus.witnessFile), "a command ran")
+        XCTAssertFalse(result.combined.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{07}" }, result.combined)
+        let record = try runRecord(project)
+        let chosen = ((record["simulator"] as? [String: Any])?["simulator"] as? [String: Any])?["udid"] as? String
+        let genuine = (try hostile.readConfig()["simulators"] as? [[String: Any]] ?? []).compactMap {
+            $0["name"] as? String == "iPhone 15" ? $0["udid"] as? String : nil
+        }
+        XCTAssertTrue(genuine.contains(chosen ?? ""), "a hostile simulator was chosen: \(chosen ?? "none")")
+        let runFolder = try XCTUnwrap(project.runFolders().last)
+        let junit = try Data(contentsOf: runFolder.appendingPathComponent("junit.xml"))
+        let parser = XMLParser(data: junit)
+        XCTAssertTrue(parser.parse(), "junit.xml is not well-formed: \(String(describing: parser.parserError))")
     }
 
     private func runRecord(_ project: PipeProject) throws -> [String: Any] {

@@ -18,6 +18,7 @@ final class HostileMacHost {
         let scripts = [
             ("tar", Self.hostileTar(modeFile: modeFile)), ("xcrun", Self.hostileXcrun(modeFile: modeFile)),
             ("xcodebuild", Self.noisyXcodebuild(modeFile: modeFile)),
+            ("corpus-filter.py", Self.corpusFilter),
         ]
         for (name, text) in scripts {
             let url = tools.appending(name)
@@ -37,6 +38,9 @@ final class HostileMacHost {
             throw error
         }
     }
+
+    /// The strings the `corpus` payload puts in simulator names, UDIDs and xcresulttool's test failures.
+    var corpusFile: URL { state.url.appendingPathComponent("corpus.json") }
 
     /// From now on the host's tools answer with `payload`.
     func plant(_ payload: String) throws {
@@ -93,9 +97,40 @@ final class HostileMacHost {
         line = b"{" * 65536
         while True: sys.stdout.buffer.write(line)' pipe-endless
         fi
+        if [ "$(cat \(modeFile.path) 2>/dev/null)" = corpus ]; then
+            "${0%/*}/pipe-mac-emulator" xcrun "$@" | /usr/bin/python3 "${0%/*}/corpus-filter.py" \
+                \(modeFile.deletingLastPathComponent().appendingPathComponent("corpus.json").path) "$@"
+            exit
+        fi
         exec "${0%/*}/pipe-mac-emulator" xcrun "$@"
         """
     }
+
+    /// Adds the corpus to what the emulator's `simctl list -j` and `xcresulttool … summary` answered: devices named
+    /// after each string and devices whose UDID is one, and a test failure named and worded after each.
+    private static let corpusFilter = """
+        import json, sys
+        corpus = json.load(open(sys.argv[1]))
+        args = sys.argv[2:]
+        data = json.load(sys.stdin)
+        if args[:2] == ["simctl", "list"]:
+            runtime = sorted(data["devices"])[-1]
+            kind = "com.apple.CoreSimulator.SimDeviceType.iPhone-15"
+            for index, text in enumerate(corpus):
+                data["devices"][runtime].append(
+                    {"udid": text, "name": "iPhone 15", "state": "Shutdown", "isAvailable": True,
+                     "deviceTypeIdentifier": kind})
+                data["devices"][runtime].append(
+                    {"udid": "%08X-0000-4000-8000-%012X" % (index, index), "name": text, "state": "Shutdown",
+                     "isAvailable": True, "deviceTypeIdentifier": kind})
+        elif "xcresulttool" in args:
+            data["testFailures"] = [
+                {"testName": text, "targetName": text, "failureText": text, "testIdentifierString": text}
+                for text in corpus]
+            data["failedTests"] = len(corpus)
+            data["result"] = "Failed"
+        json.dump(data, sys.stdout)
+        """
 
     /// An `xcodebuild` whose `test`, while `modeFile` says `noisy-log`, first prints 20,000 lines (2 MB), then runs
     /// as the emulator's: a test that prints far more than its layer's log may keep.

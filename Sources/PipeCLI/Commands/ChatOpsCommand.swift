@@ -73,18 +73,11 @@ enum ChatOpsCommand {
             }
             config.port = value
         }
-        let secrets = { (source: SecretSource) in
-            try requestError {
-                try ChatOpsSecret.read(
-                    source, environment: context.environment, baseDirectory: configURL.deletingLastPathComponent())
-            }
+        let (secret, proxySecret) = try requestError {
+            try ChatOpsSetup.secrets(of: config, configURL: configURL, environment: context.environment)
         }
-        let secret = try secrets(config.secret)
-        let proxySecret = try config.proxy?.secret.map(secrets)
         let project = try context.projectFolder()
-        if let socket = config.unixSocket {
-            config.unixSocket = URL(fileURLWithPath: socket, relativeTo: project.url).standardizedFileURL.path
-        }
+        config = ChatOpsSetup.resolvingSocket(config, in: project)
         let hostsFile =
             context.hostsFile(of: project)
         let store = try StoreAccess.open(context, project: project)
@@ -101,12 +94,8 @@ enum ChatOpsCommand {
         let endpoint = ChatOpsEndpoint(
             config: config, secret: secret, proxySecret: proxySecret, backend: backend, audit: audit, log: log)
         let port = try requestError { try endpoint.start() }
-        if let socket = config.unixSocket {
-            console.out("chatops: listening on unix:\(socket) at \(config.path) (\(config.dialect.rawValue))\n")
-        } else {
-            let host = config.address.contains(":") ? "[\(config.address)]" : config.address
-            console.out("chatops: listening on http://\(host):\(port)\(config.path) (\(config.dialect.rawValue))\n")
-        }
+        console.out(
+            "chatops: listening on \(ChatOpsSetup.listening(config, port: port)) (\(config.dialect.rawValue))\n")
         console.err("chatops: audit log \(auditURL.path); stop with Ctrl-C or SIGTERM\n")
 
         let stop = DispatchSemaphore(value: 0)

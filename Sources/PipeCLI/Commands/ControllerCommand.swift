@@ -122,8 +122,9 @@ enum ControllerCommand {
         _ config: ChatOpsConfig, configURL: URL, project: ProjectFolder, hostsFile: URL, store: SQLiteRunStore,
         context: CommandContext
     ) throws -> ChatOpsEndpoint {
-        let secret = try ChatOpsSecret.read(
-            config.secret, environment: context.environment, baseDirectory: configURL.deletingLastPathComponent())
+        let config = ChatOpsSetup.resolvingSocket(config, in: project)
+        let (secret, proxySecret) = try ChatOpsSetup.secrets(
+            of: config, configURL: configURL, environment: context.environment)
         let console = context.console
         let log: @Sendable (String) -> Void = { console.err($0 + "\n") }
         let auditURL = URL(
@@ -133,12 +134,13 @@ enum ControllerCommand {
             project: project, hostsFile: hostsFile, store: store, environment: context.environment, log: log)
         let backend = QueueChatOpsBackend(
             reader: reader, queue: store, project: project, environment: context.environment)
+        let audit = StoreChatAuditLog(
+            store: store, copy: try JSONLinesAuditLog(url: auditURL, maxBytes: config.limits.auditLogBytes))
         let endpoint = ChatOpsEndpoint(
-            config: config, secret: secret, backend: backend,
-            audit: StoreChatAuditLog(store: store, copy: try JSONLinesAuditLog(url: auditURL)), log: log)
+            config: config, secret: secret, proxySecret: proxySecret, backend: backend, audit: audit, log: log)
         let port = try endpoint.start()
-        let host = config.address.contains(":") ? "[\(config.address)]" : config.address
-        console.out("chatops: listening on http://\(host):\(port)\(config.path) (audit log \(auditURL.path))\n")
+        console.out(
+            "chatops: listening on \(ChatOpsSetup.listening(config, port: port)) (audit log \(auditURL.path))\n")
         return endpoint
     }
 
