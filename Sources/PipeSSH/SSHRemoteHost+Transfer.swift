@@ -85,7 +85,8 @@ extension SSHRemoteHost {
         var missing = false
         var beside: Result<CapturedOutput, Error>?
         return try download(
-            remotePath, into: localParent, cancellation: cancellation, alongside: nil, limitBytes: pullBackByteLimit,
+            remotePath, into: localParent, cancellation: cancellation, alongside: nil,
+            limitBytes: LayerSpec.defaultArtifactLimitBytes,
             missing: &missing, beside: &beside)
     }
 
@@ -102,7 +103,7 @@ extension SSHRemoteHost {
         let transfer = Result {
             try download(
                 remotePath, into: localParent, cancellation: cancellation, alongside: side,
-                limitBytes: min(limitBytes, pullBackByteLimit), missing: &missing, beside: &beside)
+                limitBytes: limitBytes, missing: &missing, beside: &beside)
         }
         if beside == nil, let command {
             // The download stopped before the command could run beside it.

@@ -24,8 +24,6 @@ public final class SSHRemoteHost: RemoteHost {
     /// A download of a folder this big (and of at least two files) is split when `secondSessionForDownloads` is set:
     /// below it, the second login costs more than it saves (`bench/run`).
     public var splitDownloadMinimumBytes: Int64 = 32 << 20
-    /// The most a pull-back may extract (its files' bytes); a bigger item is refused as the host's fault.
-    public var pullBackByteLimit: Int64 = 8 << 30
     /// What workspace syncs remember in this process (tests give a host its own, as another coordinator's).
     var syncMemory = WorkspaceSyncMemory.shared
     /// Seconds allowed to open a channel and start a command.
