@@ -68,7 +68,13 @@ public final class XcodebuildLogParser {
 
     // MARK: - Lines
 
-    private func read(line bytes: UnsafeBufferPointer<UInt8>) {
+    private func read(line raw: UnsafeBufferPointer<UInt8>) {
+        guard let clean = ControlSequences.stripped(raw) else { return read(cleanLine: raw) }
+        clean.withUnsafeBufferPointer { read(cleanLine: $0) }
+    }
+
+    /// A line without control sequences (colours from a terminal, or a wrapper that keeps them).
+    private func read(cleanLine bytes: UnsafeBufferPointer<UInt8>) {
         facts.lineCount += 1
         scanAnywhere(bytes)
         if readsBlockItem(bytes) { return }

@@ -186,7 +186,7 @@ public final class ReportAssembler {
         start()
         guard let (value, partial) = readJSON(data, source: source, kind: .other) else { return }
         do {
-            switch try XcresultLegacyDocument.read(value) {
+            switch try XcresultLegacyDocument.read(ControlSequences.stripStrings(in: value)) {
             case .invocationRecord(let record):
                 legacyRecord = record
             case .testPlanRunSummaries(let summaries):
