@@ -28,6 +28,8 @@ public final class XcodebuildLogParser {
         case testingFailed(sawItem: Bool)
         case buildCommandsFailed
         case resultBundlePath
+        /// The line after `Command line invocation:`.
+        case commandLine
         /// Indented lines after `xcodebuild: error: …` (the cause of a package resolution failure, for example).
         case toolErrorDetails(remaining: Int)
     }
@@ -95,6 +97,13 @@ public final class XcodebuildLogParser {
             }
             facts.toolErrorDetails.append(Self.text(bytes).trimmingCharacters(in: .whitespaces))
             block = .toolErrorDetails(remaining: remaining - 1)
+            return true
+        case .commandLine:
+            block = .none
+            guard isIndented else { return false }
+            for action in XcodebuildRequestedAction.actions(inInvocation: Self.text(bytes)) {
+                facts.invokedActions.append(action)
+            }
             return true
         case .resultBundlePath:
             if isBlank { return true }
@@ -165,12 +174,15 @@ public final class XcodebuildLogParser {
         case UInt8(ascii: "*"):
             if let banner = XcodebuildBanner.parse(Self.text(bytes)) {
                 facts.banner = banner
+                facts.banners.append(banner)
                 emit(.banner(banner))
             }
         case UInt8(ascii: "T"):
             let line = Self.text(bytes)
             if line.hasPrefix("Test Case '") || line.hasPrefix("Test case '") {
                 readTestCaseLine(line)
+            } else if line.hasPrefix("Test Suite '") {
+                readTestSuiteLine(line)
             } else if line == "Testing failed:" {
                 block = .testingFailed(sawItem: false)
             } else if line.hasPrefix("Test session results, code coverage, and logs:") {
@@ -180,6 +192,10 @@ public final class XcodebuildLogParser {
             }
         case UInt8(ascii: "F"):
             if Self.text(bytes) == "Failing tests:" { block = .failingTests }
+        case UInt8(ascii: "C"):
+            if Self.text(bytes).hasPrefix("Command line invocation:") { block = .commandLine }
+        case UInt8(ascii: "E"), 0x09, 0x20:
+            if Self.contains(bytes, Needle.executed) { readExecutedLine(Self.text(bytes)) }
         case UInt8(ascii: "W"), UInt8(ascii: "R"):
             let line = Self.text(bytes)
             if line.hasPrefix("Writing result bundle at path:") || line.hasPrefix("Result bundle written to path:") {
@@ -226,6 +242,7 @@ public final class XcodebuildLogParser {
             }
         }
         facts.count(result.status, origin: origin)
+        facts.track(result)
         if result.status == .failed { facts.failedTests.append(result) }
         emit(.testFinished(result, origin: origin))
     }
@@ -239,6 +256,7 @@ public final class XcodebuildLogParser {
 
     enum Needle {
         static let error = Array(": error: ".utf8)
+        static let executed = Array("Executed ".utf8)
         static let testSkipped = Array(" : Test skipped".utf8)
         static let noSpace = Array("No space left on device".utf8)
         static let notEnoughDiskSpace = Array("not enough disk space".utf8)

@@ -6,9 +6,12 @@ import PipeCore
 /// Rules, first match wins:
 /// 1. Cancelled by the user → `cancelled`; the layer's own timeout → `timed-out` (with the test that was
 ///    running); connection lost or killed by a signal → `infrastructure`.
-/// 2. Exit 0 with a `SUCCEEDED` banner → `passed`, unless the summary says no test ran at all (`result: unknown`,
-///    0 tests), which is `host-config`: a filter such as `-only-testing` matched nothing, and a gate must not pass
-///    on zero tests. Exit 0 without that banner → `infrastructure` (silence is never success).
+/// 2. Exit 0 with a `SUCCEEDED` banner of the requested action (the `Command line invocation:` line's, else `test`;
+///    `CLEAN SUCCEEDED` or `BUILD SUCCEEDED` of a test run never counts), no failure banner of any action and no
+///    test that stayed failed (by its line, `Failing tests:`, the bundle, or the log's `Executed …` totals) →
+///    `passed`, unless the summary says no test ran at all (`result: unknown`, 0 tests), which is `host-config`: a
+///    filter such as `-only-testing` matched nothing, and a gate must not pass on zero tests. Exit 0 without that
+///    banner → `infrastructure` (silence is never success); exit 0 with a failure goes on to the rules below.
 /// 3. `No space left on device` → `infrastructure`.
 /// 4. Host setup texts → `host-config`: a scheme missing or not shared (65), a scheme without a test action (66),
 ///    no matching destination (70), an existing result bundle path (64), a missing project or workspace, no Xcode
@@ -54,11 +57,14 @@ public enum XcodebuildOutcomeClassifier {
         code: Int32, log: XcodebuildLogFacts, summary: XcresultSummary?, evidence: inout Evidence
     ) -> XcodebuildVerdict {
         evidence.add("exit \(code)")
-        if code == 0 {
-            guard let banner = log.banner, banner.result == .succeeded else {
+        let failedTests = log.hasFailedTests || (summary?.failedTests ?? 0) > 0
+        if code == 0, !failedTests, log.failureBanner == nil {
+            guard let banner = log.successBanner else {
                 evidence.addBanner()
                 return evidence.verdict(
-                    .infrastructure, "xcodebuild exited 0 without a SUCCEEDED banner: the log is incomplete")
+                    .infrastructure,
+                    "xcodebuild exited 0 without a SUCCEEDED banner of the \(log.requestedAction.name ?? "test") "
+                        + "action: the log is incomplete")
             }
             evidence.add(banner.line)
             if let summary, summary.totalTestCount == 0, summary.result == .unknown {
@@ -78,8 +84,7 @@ public enum XcodebuildOutcomeClassifier {
         if let verdict = packageResolutionVerdict(log: log, evidence: &evidence) { return verdict }
 
         let realBuildCommands = log.buildCommandsFailed.items.filter { !isSummaryBuildCommand($0) }
-        let bannerSaysBuildFailed =
-            log.banner.map { $0.result == .failed && $0.action.contains("BUILD") } ?? false
+        let bannerSaysBuildFailed = log.banners.items.contains { $0.result == .failed && $0.action.contains("BUILD") }
         if log.testingCancelledBecauseBuildFailed || !realBuildCommands.isEmpty || bannerSaysBuildFailed {
             evidence.addBanner()
             if log.testingCancelledBecauseBuildFailed { evidence.add("Testing cancelled because the build failed.") }
@@ -88,16 +93,15 @@ public enum XcodebuildOutcomeClassifier {
             return evidence.verdict(.buildFailed)
         }
 
-        let summaryFailures = summary?.failedTests ?? 0
-        if !log.failingTestsListed.isEmpty || log.failedCount > 0 || summaryFailures > 0
-            || !log.executionTimeAllowanceLines.isEmpty || !log.restartLines.isEmpty
+        if failedTests || log.failedCount > 0 || !log.executionTimeAllowanceLines.isEmpty
+            || !log.restartLines.isEmpty
         {
             evidence.addBanner()
             evidence.addFailures()
             return evidence.verdict(.testsFailed)
         }
 
-        if let banner = log.banner, banner.result == .failed, !log.testingFailedLines.isEmpty {
+        if let banner = log.failureBanner, !log.testingFailedLines.isEmpty {
             evidence.add(banner.line)
             let lines = log.testingFailedLines.items
             if let infrastructureLine = lines.first(where: isRunnerInfrastructureFailure) {
@@ -106,7 +110,7 @@ public enum XcodebuildOutcomeClassifier {
             for line in lines.prefix(3) { evidence.add("Testing failed: \(line)") }
             return evidence.verdict(.testsFailed)
         }
-        if let banner = log.banner {
+        if let banner = log.failureBanner ?? log.banner {
             evidence.add(banner.line)
             if banner.result == .interrupted { return evidence.verdict(.infrastructure, "xcodebuild was interrupted") }
             if banner.result == .failed, code == 65, banner.action.hasPrefix("TEST") {
@@ -223,7 +227,7 @@ private struct Evidence {
     }
 
     mutating func addBanner() {
-        add(log.banner?.line ?? "no ** … ** banner in the log")
+        add(log.failureBanner?.line ?? log.banner?.line ?? "no ** … ** banner in the log")
     }
 
     mutating func addCounts() {
@@ -258,7 +262,10 @@ private struct Evidence {
         for line in log.restartLines.items.prefix(2) { add(line) }
     }
 
+    /// The verdict; where the log's own totals disagree with what was counted, the last line says so.
     func verdict(_ outcome: LayerOutcome, _ reason: String? = nil) -> XcodebuildVerdict {
-        XcodebuildVerdict(outcome: outcome, evidence: (reason.map { [$0] } ?? []) + lines)
+        XcodebuildVerdict(
+            outcome: outcome,
+            evidence: (reason.map { [$0] } ?? []) + lines + (log.totalsDisagreement.map { [$0] } ?? []))
     }
 }
