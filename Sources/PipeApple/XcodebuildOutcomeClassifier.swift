@@ -5,7 +5,8 @@ import PipeCore
 ///
 /// Rules, first match wins:
 /// 1. Cancelled by the user → `cancelled`; the layer's own timeout → `timed-out` (with the test that was
-///    running); connection lost or killed by a signal → `infrastructure`.
+///    running); both keep the failures seen as evidence. Connection lost or killed by a signal → `tests-failed`
+///    when a test had already failed (the evidence says how the run ended), else `infrastructure`.
 /// 2. Exit 0 with a `SUCCEEDED` banner of the requested action (the `Command line invocation:` line's, else `test`;
 ///    `CLEAN SUCCEEDED` or `BUILD SUCCEEDED` of a test run never counts), no failure banner of any action and no
 ///    test that stayed failed (by its line, `Failing tests:`, the bundle, or the log's `Executed …` totals) →
@@ -39,15 +40,21 @@ public enum XcodebuildOutcomeClassifier {
         var evidence = Evidence(log: log, summary: summary)
         switch exit {
         case .cancelled:
+            evidence.addFailuresSeen()
             return evidence.verdict(.cancelled, "cancelled by the user; the remote process group was killed")
         case .timedOut:
             if let test = log.lastStartedTest { evidence.add("the last test that started: \(test)") }
+            evidence.addFailuresSeen()
             return evidence.verdict(.timedOut, "the layer's timeout ran out; the remote process group was killed")
         case .lost(let reason):
-            return evidence.verdict(.infrastructure, "the connection was lost before xcodebuild ended: \(reason)")
+            let ended = "the connection was lost before xcodebuild ended: \(reason)"
+            if log.hasFailedTests { return evidence.testsFailedBeforeTheEnd(ended) }
+            return evidence.verdict(.infrastructure, ended)
         case .signaled(let signal):
+            let ended = "xcodebuild was killed by signal \(signal)"
+            if log.hasFailedTests { return evidence.testsFailedBeforeTheEnd(ended) }
             evidence.addBanner()
-            return evidence.verdict(.infrastructure, "xcodebuild was killed by signal \(signal)")
+            return evidence.verdict(.infrastructure, ended)
         case .exited(let code):
             return classify(code: code, log: log, summary: summary, evidence: &evidence)
         }
@@ -97,6 +104,8 @@ public enum XcodebuildOutcomeClassifier {
             || !log.restartLines.isEmpty
         {
             evidence.addBanner()
+            if code >= 128 { evidence.add("exit \(code): xcodebuild was killed by signal \(code - 128)") }
+            if log.banner == nil { evidence.add("the run ended without a banner (killed, or cut short)") }
             evidence.addFailures()
             return evidence.verdict(.testsFailed)
         }
@@ -130,6 +139,17 @@ public enum XcodebuildOutcomeClassifier {
             log.banner == nil
                 ? "xcodebuild ended without a banner: it was killed or crashed"
                 : "xcodebuild failed without naming a cause; see the log")
+    }
+
+    /// A log that ended without a banner and whose exit code is not known (`pipe report` without `--exit-code`):
+    /// `tests-failed` when a test had failed before it ended, else `nil` (the run ended without a verdict).
+    public static func classifyEndedWithoutVerdict(log: XcodebuildLogFacts, summary: XcresultSummary? = nil)
+        -> XcodebuildVerdict?
+    {
+        guard log.hasFailedTests || (summary?.failedTests ?? 0) > 0 else { return nil }
+        var evidence = Evidence(log: log, summary: summary)
+        return evidence.testsFailedBeforeTheEnd(
+            "the log ended without a banner and no exit code is known (killed, or cut short)")
     }
 
     /// Step 4: texts that mean the host (or the pipeline's view of it) is not set up for this request.
@@ -237,6 +257,20 @@ private struct Evidence {
                 "; bundle: \(summary.passedTests) passed, \(summary.failedTests) failed of \(summary.totalTestCount)"
         }
         add(text)
+    }
+
+    /// Failures seen before a run was cancelled or timed out: evidence, not the verdict.
+    mutating func addFailuresSeen() {
+        guard log.hasFailedTests else { return }
+        add("\(log.stillFailingCount) test(s) had failed before the run was stopped")
+        addFailures()
+    }
+
+    /// A test that failed an assertion failed the app, however the run ended afterwards.
+    mutating func testsFailedBeforeTheEnd(_ ended: String) -> XcodebuildVerdict {
+        addFailures()
+        add("then \(ended)")
+        return verdict(.testsFailed, "tests failed before the run ended without a verdict")
     }
 
     mutating func addFailures() {

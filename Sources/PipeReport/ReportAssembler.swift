@@ -420,9 +420,6 @@ public final class ReportAssembler {
             // a signal, whatever failed before it.
             verdict = XcodebuildOutcomeClassifier.classify(exit: .signaled(signal), log: facts, summary: summary)
             verdict.evidence.insert("exit \(code): killed by signal \(signal) (128 + \(code - 128))", at: 1)
-            if facts.failedCount > 0 {
-                verdict.evidence.append("\(facts.failedCount) test(s) had failed before xcodebuild was killed")
-            }
         } else if let code = options.exitCode {
             verdict = XcodebuildOutcomeClassifier.classify(exit: .exited(code), log: facts, summary: summary)
         } else if let assumed = XcodebuildAssumedExit.from(facts) {
@@ -430,18 +427,17 @@ public final class ReportAssembler {
             let plain = "exit \(assumed.code)"
             let replacement = "exit \(assumed.code) assumed from \(assumed.basis) (no --exit-code given)"
             verdict.evidence = verdict.evidence.map { $0 == plain ? replacement : $0 }
+        } else if let failed = XcodebuildOutcomeClassifier.classifyEndedWithoutVerdict(log: facts, summary: summary) {
+            verdict = failed
         } else {
             var evidence = [
-                "the run ended without a verdict: the log has no ** … ** banner and no --exit-code was given "
-                    + "(killed, or cut short)"
+                "the run ended without a verdict: the log has no ** … ** success banner of the "
+                    + "\(facts.requestedAction.name ?? "test") action and no --exit-code was given (killed, or cut short)"
             ]
-            if facts.failedCount > 0 {
-                evidence.append("\(facts.failedCount) test(s) had failed before the log ended")
-            }
             if let test = facts.lastStartedTest { evidence.append("the last test that started: \(test)") }
             verdict = XcodebuildVerdict(outcome: .infrastructure, evidence: evidence)
         }
-        if facts.banner == nil, verdict.outcome == .infrastructure {
+        if facts.successBanner == nil, facts.failureBanner == nil, verdict.outcome == .infrastructure {
             let lines = scanner.lastLines(5)
             if !lines.isEmpty {
                 verdict.evidence.append("the log's last lines:")
