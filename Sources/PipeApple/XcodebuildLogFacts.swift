@@ -34,6 +34,8 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     public internal(set) var toolErrorDetails = BoundedList<String>(limit: listLimit)
     /// `Restarting after unexpected exit, crash, or test timeout…` lines.
     public internal(set) var restartLines = BoundedList<String>(limit: listLimit)
+    /// Lines that say the test runner or simulator failed (`TestRunnerFailure`), not the app.
+    public internal(set) var testRunnerFailureLines = BoundedList<String>(limit: listLimit)
     /// Lines that say the disk is full (`No space left on device`).
     public internal(set) var diskFullLines = BoundedList<String>(limit: listLimit)
     /// Lines that say a test exceeded XCTest's execution time allowance (a test failure, not a layer timeout).
@@ -50,6 +52,8 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     /// Failures past `failingNowLimit`, still counted as failing (no retry can be matched to them).
     var failingUntracked = 0
     static let failingNowLimit = 10_000
+    /// Failed tests whose failure is itself a runner failure (`Failure attempting to launch …`).
+    var failedByTheRunner: Set<String> = []
     var suiteDepth = 0
     var sawSuite = false
     /// The suite that just ended was outermost: the next `Executed …` line is its run's total.
@@ -81,6 +85,9 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     /// Tests whose latest run failed: `failedCount` less the tests that passed on a retry.
     public var stillFailingCount: Int { failingNow.count + failingUntracked }
 
+    /// Tests that stayed failed for a reason of the app: their failure is not a test-runner failure.
+    public var appFailureCount: Int { failingNow.subtracting(failedByTheRunner).count + failingUntracked }
+
     /// The action the log was asked for (`test` when it does not say).
     public var requestedAction: XcodebuildRequestedAction {
         XcodebuildRequestedAction.deciding(invokedActions.items)
@@ -105,6 +112,13 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     /// when no test line said so.
     public var hasFailedTests: Bool {
         stillFailingCount > 0 || !failingTestsListed.isEmpty || (failedCount == 0 && statedFailures > 0)
+    }
+
+    /// Whether a test failed for a reason of the app: `hasFailedTests` without the failures that are the test
+    /// runner's own (a listed test counts only when no runner failure explains it).
+    public var hasAppFailures: Bool {
+        appFailureCount > 0 || (failedCount == 0 && statedFailures > 0)
+            || (!failingTestsListed.isEmpty && testRunnerFailureLines.isEmpty)
     }
 
     /// Where the tests counted from XCTest's lines differ from the log's own totals, the sentence that says so.
@@ -138,6 +152,11 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     mutating func track(_ result: TestCaseResult) {
         switch result.status {
         case .failed:
+            if let message = result.failureMessage, TestRunnerFailure.matches(message),
+                failedByTheRunner.count < Self.failingNowLimit
+            {
+                failedByTheRunner.insert(result.identifier)
+            }
             if failingNow.count < Self.failingNowLimit {
                 failingNow.insert(result.identifier)
             } else if !failingNow.contains(result.identifier) {

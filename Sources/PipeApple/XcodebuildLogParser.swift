@@ -158,6 +158,9 @@ public final class XcodebuildLogParser {
         if Self.contains(bytes, Needle.noSpace) || Self.contains(bytes, Needle.notEnoughDiskSpace) {
             facts.diskFullLines.append(Self.text(bytes))
         }
+        if TestRunnerFailure.needles.contains(where: { Self.contains(bytes, $0) }) {
+            facts.testRunnerFailureLines.append(Self.text(bytes).trimmingCharacters(in: .whitespaces))
+        }
         if Self.contains(bytes, Needle.executionTimeAllowance) {
             facts.executionTimeAllowanceLines.append(Self.text(bytes))
         }

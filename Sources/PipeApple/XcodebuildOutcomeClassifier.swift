@@ -23,11 +23,16 @@ import PipeCore
 ///    `host-config`.
 /// 6. `Testing cancelled because the build failed.`, failed build commands (other than xcodebuild's own
 ///    `Testing project … with scheme …` entry), or a `BUILD FAILED` banner → `build-failed`.
-/// 7. Named failing tests (log or summary), a test over XCTest's execution time allowance, or a test process
+/// 7. A test-runner or simulator failure (`TestRunnerFailure`: "Early unexpected exit, operation never finished
+///    bootstrapping", "Test runner failed to initialize for UI testing", "Failed to background test runner", …)
+///    with no failure of the app → `infrastructure`, the line as evidence; `retry.infrastructure` retries it on
+///    another simulator. With real assertion failures, or a crash inside a started test ("Restarting after
+///    unexpected exit, crash, or test timeout in X") → `tests-failed`, the runner line kept as extra evidence.
+///    Named failing tests (log or summary), a test over XCTest's execution time allowance, or a test process
 ///    that crashed and was restarted → `tests-failed`.
 /// 8. `TEST FAILED` with no failed test but a `Testing failed:` runner error: a crash of the test process
-///    (`Crash:`, `encountered an error`) is the app's failure → `tests-failed`; a runner that could not start
-///    (simulator boot, install, launch, lost connection) → `infrastructure`.
+///    (`Crash:`) is the app's failure → `tests-failed`; a runner that could not start (simulator boot, install,
+///    launch, lost connection) → `infrastructure`.
 /// 9. `TEST FAILED` / `TEST EXECUTE FAILED` with exit 65 and nothing more specific → `tests-failed` (xcodebuild
 ///    itself says the tests failed); an `INTERRUPTED` banner → `infrastructure`.
 /// 10. Another `xcodebuild: error:` → `plugin-error` for exit 64 (Pipe built a command xcodebuild refused),
@@ -48,11 +53,11 @@ public enum XcodebuildOutcomeClassifier {
             return evidence.verdict(.timedOut, "the layer's timeout ran out; the remote process group was killed")
         case .lost(let reason):
             let ended = "the connection was lost before xcodebuild ended: \(reason)"
-            if log.hasFailedTests { return evidence.testsFailedBeforeTheEnd(ended) }
+            if log.hasAppFailures { return evidence.testsFailedBeforeTheEnd(ended) }
             return evidence.verdict(.infrastructure, ended)
         case .signaled(let signal):
             let ended = "xcodebuild was killed by signal \(signal)"
-            if log.hasFailedTests { return evidence.testsFailedBeforeTheEnd(ended) }
+            if log.hasAppFailures { return evidence.testsFailedBeforeTheEnd(ended) }
             evidence.addBanner()
             return evidence.verdict(.infrastructure, ended)
         case .exited(let code):
@@ -100,6 +105,16 @@ public enum XcodebuildOutcomeClassifier {
             return evidence.verdict(.buildFailed)
         }
 
+        let runnerLines = log.testRunnerFailureLines.items
+        if let runnerLine = runnerLines.first, !log.hasAppFailures, appFailures(in: summary) == 0,
+            log.restartLines.isEmpty, log.executionTimeAllowanceLines.isEmpty
+        {
+            evidence.addBanner()
+            for line in runnerLines.dropFirst().prefix(2) { evidence.add(Self.cut(line)) }
+            evidence.addFailures()
+            return evidence.verdict(
+                .infrastructure, "the test runner failed, not the app under test: \(Self.cut(runnerLine))")
+        }
         if failedTests || log.failedCount > 0 || !log.executionTimeAllowanceLines.isEmpty
             || !log.restartLines.isEmpty
         {
@@ -107,6 +122,7 @@ public enum XcodebuildOutcomeClassifier {
             if code >= 128 { evidence.add("exit \(code): xcodebuild was killed by signal \(code - 128)") }
             if log.banner == nil { evidence.add("the run ended without a banner (killed, or cut short)") }
             evidence.addFailures()
+            for line in runnerLines.prefix(2) { evidence.add("also a test-runner failure: \(Self.cut(line))") }
             return evidence.verdict(.testsFailed)
         }
 
@@ -146,10 +162,22 @@ public enum XcodebuildOutcomeClassifier {
     public static func classifyEndedWithoutVerdict(log: XcodebuildLogFacts, summary: XcresultSummary? = nil)
         -> XcodebuildVerdict?
     {
-        guard log.hasFailedTests || (summary?.failedTests ?? 0) > 0 else { return nil }
+        guard log.hasAppFailures || appFailures(in: summary) > 0 else { return nil }
         var evidence = Evidence(log: log, summary: summary)
         return evidence.testsFailedBeforeTheEnd(
             "the log ended without a banner and no exit code is known (killed, or cut short)")
+    }
+
+    /// Failures the bundle names that are not the test runner's own (all of them when it names none).
+    private static func appFailures(in summary: XcresultSummary?) -> Int {
+        guard let summary, summary.failedTests > 0 else { return 0 }
+        guard !summary.testFailures.isEmpty else { return summary.failedTests }
+        return summary.testFailures.filter { !TestRunnerFailure.matches($0.failureText) }.count
+    }
+
+    /// A runner line as evidence: they carry whole `UserInfo` dumps.
+    private static func cut(_ line: String) -> String {
+        line.count > 300 ? String(line.prefix(300)) + "…" : line
     }
 
     /// Step 4: texts that mean the host (or the pipeline's view of it) is not set up for this request.
