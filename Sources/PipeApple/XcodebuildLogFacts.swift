@@ -36,6 +36,8 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     public internal(set) var restartLines = BoundedList<String>(limit: listLimit)
     /// Lines that say the test runner or simulator failed (`TestRunnerFailure`), not the app.
     public internal(set) var testRunnerFailureLines = BoundedList<String>(limit: listLimit)
+    /// Code-signing and provisioning error lines (`SigningFailure`).
+    public internal(set) var signingErrorLines = BoundedList<String>(limit: listLimit)
     /// Lines that say the disk is full (`No space left on device`).
     public internal(set) var diskFullLines = BoundedList<String>(limit: listLimit)
     /// Lines that say a test exceeded XCTest's execution time allowance (a test failure, not a layer timeout).

@@ -161,6 +161,10 @@ public final class XcodebuildLogParser {
         if TestRunnerFailure.needles.contains(where: { Self.contains(bytes, $0) }) {
             facts.testRunnerFailureLines.append(Self.text(bytes).trimmingCharacters(in: .whitespaces))
         }
+        if SigningFailure.needles.contains(where: { Self.contains(bytes, $0) }) {
+            let line = Self.text(bytes).trimmingCharacters(in: .whitespaces)
+            if SigningFailure.isError(line) { facts.signingErrorLines.append(line) }
+        }
         if Self.contains(bytes, Needle.executionTimeAllowance) {
             facts.executionTimeAllowanceLines.append(Self.text(bytes))
         }

@@ -21,6 +21,9 @@ import PipeCore
 /// 5. Package resolution (74): an unsatisfiable dependency graph is the repository's fault → `build-failed`;
 ///    network trouble → `infrastructure`; anything else (credentials, a registry the host cannot reach) →
 ///    `host-config`.
+/// 5b. A code-signing or provisioning error (`SigningFailure`: no development team, no profile, no certificate, a
+///    profile without the certificate, …) → `host-config` with what to fix: the project's signing settings or
+///    the host's keychain, never a failing app.
 /// 6. `Testing cancelled because the build failed.`, failed build commands (other than xcodebuild's own
 ///    `Testing project … with scheme …` entry), or a `BUILD FAILED` banner → `build-failed`.
 /// 7. A test-runner or simulator failure (`TestRunnerFailure`: "Early unexpected exit, operation never finished
@@ -94,6 +97,11 @@ public enum XcodebuildOutcomeClassifier {
         }
         if let verdict = hostSetupVerdict(code: code, log: log, evidence: &evidence) { return verdict }
         if let verdict = packageResolutionVerdict(log: log, evidence: &evidence) { return verdict }
+        if let line = log.signingErrorLines.first, let fix = SigningFailure.fix(for: line) {
+            for other in log.signingErrorLines.items.dropFirst().prefix(2) { evidence.add(other) }
+            evidence.addBanner()
+            return evidence.verdict(.hostConfig, "code signing is not set up: \(line); to fix: \(fix)")
+        }
 
         let realBuildCommands = log.buildCommandsFailed.items.filter { !isSummaryBuildCommand($0) }
         let bannerSaysBuildFailed = log.banners.items.contains { $0.result == .failed && $0.action.contains("BUILD") }
