@@ -55,6 +55,8 @@ public final class ReportAssembler {
     private var legacyRecord: XcresultLegacyInvocationRecord?
     private var legacyTests: [TestCaseResult]?
     private var legacyDetails: [String: TestCaseResult] = [:]
+    /// Legacy `ActionTestSummary` files, which need the root record beside them.
+    private var loneTestSummaries: [String] = []
     private var artifacts: [ArtifactRecord] = []
     /// Inputs not read in full so far.
     public private(set) var problems: [InputProblem] = []
@@ -193,6 +195,9 @@ public final class ReportAssembler {
                 legacyTests = (legacyTests ?? []) + summaries.tests
             case .testSummary(let detail):
                 legacyDetails[detail.result.identifier] = detail.result
+                // One test's details add to the root record's tests; alone they say nothing of the run.
+                loneTestSummaries.append(source)
+                return
             }
             readSomething = true
         } catch {
@@ -270,6 +275,19 @@ public final class ReportAssembler {
 
     /// Classifies what was read and builds the record; `nil` when nothing at all could be read.
     public func finish() -> ReportResult? {
+        if legacyRecord == nil, legacyTests == nil {
+            for source in loneTestSummaries {
+                problems.append(
+                    InputProblem(
+                        source: source, position: nil,
+                        message:
+                            "this is a legacy ActionTestSummary (one test's details, fetched with `xcrun xcresulttool "
+                            + "get --legacy --format json --path X.xcresult --id <summaryRef id>`), not a whole result",
+                        consequence:
+                            "give the root record first: --legacy-json root.json (the same command without --id), "
+                            + "then this file"))
+            }
+        }
         guard readSomething else { return nil }
         let (tests, earlierRuns, alreadyShown, complete) = finalTests()
         for test in tests.dropFirst(alreadyShown) { events.emit(.testFinished(layer: options.layer, result: test)) }
