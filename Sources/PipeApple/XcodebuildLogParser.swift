@@ -19,8 +19,17 @@ public final class XcodebuildLogParser {
     private var block: Block = .none
     private var pendingEvents: [XcodebuildLogEvent] = []
     /// First issue per test that has not ended yet, oldest first; capped at `pendingIssueLimit`.
-    private var pendingIssues: [(identifier: String, location: String?, message: String)] = []
+    private var pendingIssues: [PendingIssue] = []
     private let pendingIssueLimit = 64
+
+    /// An issue waiting for its test to end; `failure` names the kind of line that reports such a test when the
+    /// issue fails it (an assertion, a Swift Testing issue), `nil` for a skip reason.
+    struct PendingIssue {
+        var identifier: String
+        var location: String?
+        var message: String
+        var failure: XcodebuildLogEvent.Origin?
+    }
 
     private enum Block {
         case none
@@ -49,6 +58,15 @@ public final class XcodebuildLogParser {
     public func finish() -> [XcodebuildLogEvent] {
         assembler.finish { read(line: $0) }
         block = .none
+        // A test that failed an assertion and never ended (the run died, or `swift test` cut it off) failed.
+        for issue in pendingIssues where issue.failure != nil {
+            finishTest(
+                TestCaseResult(
+                    identifier: issue.identifier, status: .failed, failureMessage: issue.message,
+                    failureLocation: issue.location),
+                origin: issue.failure ?? .xctest)
+        }
+        pendingIssues.removeAll()
         return takeEvents()
     }
 
@@ -232,11 +250,14 @@ public final class XcodebuildLogParser {
 
     // MARK: - Issues waiting for their test
 
-    func recordIssue(identifier: String, location: String?, message: String) {
+    func recordIssue(
+        identifier: String, location: String?, message: String, failure: XcodebuildLogEvent.Origin? = nil
+    ) {
         emit(.testIssue(identifier: identifier, location: location, message: message))
         guard !pendingIssues.contains(where: { $0.identifier == identifier }) else { return }
         if pendingIssues.count >= pendingIssueLimit { pendingIssues.removeFirst() }
-        pendingIssues.append((identifier, location, message))
+        pendingIssues.append(
+            PendingIssue(identifier: identifier, location: location, message: message, failure: failure))
     }
 
     func finishTest(_ result: TestCaseResult, origin: XcodebuildLogEvent.Origin) {
