@@ -24,6 +24,7 @@ public enum TestRunnerFailure {
         // Xcode 6–7: the simulator or the UI-test runner timed out bootstrapping.
         "iPhoneSimulator: Timed out waiting",
         "Terminating app due to uncaught exception '_XCTestCaseInterruptionException'",
+        "UI Testing Failure - Failed to receive completion for",
         // Xcode 7–15: the test manager went away.
         "Lost connection to test manager service",
         "Lost connection to testmanagerd",

@@ -56,6 +56,8 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     static let failingNowLimit = 10_000
     /// Failed tests whose failure is itself a runner failure (`Failure attempting to launch …`).
     var failedByTheRunner: Set<String> = []
+    /// The test that started and has not ended yet.
+    var runningTest: String?
     var suiteDepth = 0
     var sawSuite = false
     /// The suite that just ended was outermost: the next `Executed …` line is its run's total.

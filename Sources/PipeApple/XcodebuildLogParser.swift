@@ -94,8 +94,9 @@ public final class XcodebuildLogParser {
     }
 
     /// A line without control sequences (colours from a terminal, or a wrapper that keeps them).
-    private func read(cleanLine bytes: UnsafeBufferPointer<UInt8>) {
+    private func read(cleanLine line: UnsafeBufferPointer<UInt8>) {
         facts.lineCount += 1
+        let bytes = Self.withoutFastlanePrefix(line)
         scanAnywhere(bytes)
         if readsBlockItem(bytes) { return }
         readStartOfLine(bytes)
@@ -178,6 +179,10 @@ public final class XcodebuildLogParser {
         }
         if TestRunnerFailure.needles.contains(where: { Self.contains(bytes, $0) }) {
             facts.testRunnerFailureLines.append(Self.text(bytes).trimmingCharacters(in: .whitespaces))
+            // `t = 46.77s Assertion Failure: … Failure attempting to launch`: the running test failed by the runner.
+            if let running = facts.runningTest, facts.failedByTheRunner.count < XcodebuildLogFacts.failingNowLimit {
+                facts.failedByTheRunner.insert(running)
+            }
         }
         if SigningFailure.needles.contains(where: { Self.contains(bytes, $0) }) {
             let line = Self.text(bytes).trimmingCharacters(in: .whitespaces)
@@ -271,12 +276,14 @@ public final class XcodebuildLogParser {
         }
         facts.count(result.status, origin: origin)
         facts.track(result)
+        if facts.runningTest == result.identifier { facts.runningTest = nil }
         if result.status == .failed { facts.failedTests.append(result) }
         emit(.testFinished(result, origin: origin))
     }
 
     func startTest(_ identifier: String) {
         facts.lastStartedTest = identifier
+        facts.runningTest = identifier
         emit(.testStarted(identifier: identifier))
     }
 
@@ -291,6 +298,21 @@ public final class XcodebuildLogParser {
         static let executionTimeAllowance = Array("exceeded execution time allowance".utf8)
         static let errorResultBundle = Array("Writing error result bundle to ".utf8)
         static let buildFailedNote = Array("Testing cancelled because the build failed.".utf8)
+    }
+
+    /// fastlane prints xcodebuild's lines as `[15:48:35]: ▸ ** TEST FAILED **`: the line is what follows.
+    static func withoutFastlanePrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        let prefix = Array("[00:00:00]: ".utf8)
+        guard bytes.count > prefix.count, bytes[0] == UInt8(ascii: "["), bytes[9] == UInt8(ascii: "]"),
+            bytes[10] == UInt8(ascii: ":"), bytes[11] == 0x20,
+            [1, 2, 4, 5, 7, 8].allSatisfy({ (0x30...0x39).contains(bytes[$0]) })
+        else { return bytes }
+        var start = prefix.count
+        let arrow = Array("▸ ".utf8)
+        if bytes.count >= start + arrow.count, Array(bytes[start..<(start + arrow.count)]) == arrow {
+            start += arrow.count
+        }
+        return UnsafeBufferPointer(rebasing: bytes[start...])
     }
 
     static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {

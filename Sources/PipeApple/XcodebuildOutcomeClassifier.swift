@@ -166,14 +166,29 @@ public enum XcodebuildOutcomeClassifier {
     }
 
     /// A log that ended without a banner and whose exit code is not known (`pipe report` without `--exit-code`):
-    /// `tests-failed` when a test had failed before it ended, else `nil` (the run ended without a verdict).
+    /// `tests-failed` when a test had failed before it ended, `infrastructure` for a test-runner failure,
+    /// `host-config` for a signing error, `build-failed` for compiler errors before any test, else `nil` (the run
+    /// ended without a verdict).
     public static func classifyEndedWithoutVerdict(log: XcodebuildLogFacts, summary: XcresultSummary? = nil)
         -> XcodebuildVerdict?
     {
-        guard log.hasAppFailures || appFailures(in: summary) > 0 else { return nil }
         var evidence = Evidence(log: log, summary: summary)
-        return evidence.testsFailedBeforeTheEnd(
-            "the log ended without a banner and no exit code is known (killed, or cut short)")
+        let ended = "the log ended without a banner and no exit code is known (killed, or cut short)"
+        if log.hasAppFailures || appFailures(in: summary) > 0 { return evidence.testsFailedBeforeTheEnd(ended) }
+        if let line = log.testRunnerFailureLines.first {
+            evidence.add(ended)
+            return evidence.verdict(.infrastructure, "the test runner failed, not the app under test: \(cut(line))")
+        }
+        if let line = log.signingErrorLines.first, let fix = SigningFailure.fix(for: line) {
+            evidence.add(ended)
+            return evidence.verdict(.hostConfig, "code signing is not set up: \(line); to fix: \(fix)")
+        }
+        if !log.compilerErrors.isEmpty, log.passedCount + log.failedCount == 0 {
+            for line in log.compilerErrors.items.prefix(3) { evidence.add(line) }
+            evidence.add(ended)
+            return evidence.verdict(.buildFailed, "the compiler reported errors before any test ran")
+        }
+        return nil
     }
 
     /// Failures the bundle names that are not the test runner's own (all of them when it names none).
