@@ -294,6 +294,7 @@ public final class ReportAssembler {
         let bundleSummary =
             summary ?? testResults.map(XcresultSummary.init(tests:)) ?? legacyRecord.map(XcresultSummary.init(legacy:))
         var verdict = classify(summary: bundleSummary, tests: tests)
+        if let line = repeatedNamesLine(listed: tests.count) { verdict.evidence.append(line) }
         let flaky = tests.filter { test in
             test.status == .passed && earlierRuns.contains { $0.identifier == test.identifier && $0.status == .failed }
         }
@@ -463,6 +464,16 @@ public final class ReportAssembler {
             }
         }
         return verdict
+    }
+
+    /// Where the log's totals agree with its test lines but the list is shorter: some runs repeated a name (a
+    /// retry, or Specta/Quick shared examples naming a test the same in several contexts), each listed once.
+    private func repeatedNamesLine(listed: Int) -> String? {
+        guard testResults == nil, legacyTests == nil, let facts = scanner?.facts, !facts.statedTotals.isEmpty,
+            facts.totalsDisagreement == nil, listed < facts.statedExecuted
+        else { return nil }
+        return "the log's totals count \(facts.statedExecuted) test runs; \(facts.statedExecuted - listed) of them "
+            + "repeat a name already reported (a retry, or the same name in another context) and are listed once"
     }
 
     /// `137` → `KILL`: exit codes above 128 that a shell gives a process killed by a signal.
