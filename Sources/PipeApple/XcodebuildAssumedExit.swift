@@ -3,19 +3,23 @@
 /// (`apple-formats.md` 4: 64 usage, 65 test or build failure and missing scheme, 66 no test action, 70 no
 /// destination, 74 package resolution).
 ///
-/// `nil` when the log shows neither: a run that ended without a verdict (killed, cut short).
+/// `nil` when the log shows neither: a run that ended without a verdict (killed, cut short), which includes a
+/// `clean test` log with only `** CLEAN SUCCEEDED **`.
 public struct XcodebuildAssumedExit: Equatable, Sendable {
     public var code: Int32
     /// What the code was taken from, for the evidence: the banner (`** TEST FAILED **`), or which error line.
     public var basis: String
 
     public static func from(_ facts: XcodebuildLogFacts) -> XcodebuildAssumedExit? {
-        if let banner = facts.banner {
-            switch banner.result {
-            case .succeeded: return XcodebuildAssumedExit(code: 0, basis: "the `\(banner.line)` banner")
-            case .failed: return XcodebuildAssumedExit(code: 65, basis: "the `\(banner.line)` banner")
-            case .interrupted: return XcodebuildAssumedExit(code: 130, basis: "the `\(banner.line)` banner")
-            }
+        // A failure banner of any action decides; success only from the requested action's banner.
+        if let banner = facts.failureBanner {
+            return XcodebuildAssumedExit(code: 65, basis: "the `\(banner.line)` banner")
+        }
+        if let banner = facts.banners.items.last(where: { $0.result == .interrupted }) {
+            return XcodebuildAssumedExit(code: 130, basis: "the `\(banner.line)` banner")
+        }
+        if let banner = facts.successBanner {
+            return XcodebuildAssumedExit(code: 0, basis: "the `\(banner.line)` banner")
         }
         guard let error = facts.toolErrors.first else { return nil }
         let codes: [(text: String, code: Int32)] = [

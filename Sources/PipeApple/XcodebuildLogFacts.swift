@@ -5,8 +5,14 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     /// How many items each list keeps (the first ones: the first error is usually the cause of the rest).
     public static let listLimit = 50
 
-    /// The last `** … **` banner seen (a wrapper that retried prints two; the last decides).
+    /// The last `** … **` banner seen.
     public internal(set) var banner: XcodebuildBanner?
+    /// Every banner, in order: a `clean test` log prints one per action, two runs back to back one per run.
+    public internal(set) var banners = BoundedList<XcodebuildBanner>(limit: listLimit)
+    /// Actions named by the `Command line invocation:` lines, in order.
+    public internal(set) var invokedActions = BoundedList<String>(limit: listLimit)
+    /// The outermost `Executed N tests, with M failures` of each run (nested suites print their own).
+    public internal(set) var statedTotals = BoundedList<StatedTotal>(limit: listLimit)
     /// The last result bundle path printed.
     public internal(set) var resultBundlePath: String?
     /// `Writing error result bundle to …`: a temporary bundle xcodebuild writes when it fails before building.
@@ -28,6 +34,10 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     public internal(set) var toolErrorDetails = BoundedList<String>(limit: listLimit)
     /// `Restarting after unexpected exit, crash, or test timeout…` lines.
     public internal(set) var restartLines = BoundedList<String>(limit: listLimit)
+    /// Lines that say the test runner or simulator failed (`TestRunnerFailure`), not the app.
+    public internal(set) var testRunnerFailureLines = BoundedList<String>(limit: listLimit)
+    /// Code-signing and provisioning error lines (`SigningFailure`).
+    public internal(set) var signingErrorLines = BoundedList<String>(limit: listLimit)
     /// Lines that say the disk is full (`No space left on device`).
     public internal(set) var diskFullLines = BoundedList<String>(limit: listLimit)
     /// Lines that say a test exceeded XCTest's execution time allowance (a test failure, not a layer timeout).
@@ -39,9 +49,29 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     public internal(set) var lineCount = 0
 
     var counts: [XcodebuildLogEvent.Origin: Counts] = [:]
+    /// Tests whose latest result is a failure: a pass on a retry takes a test off (it is flaky, not failed).
+    var failingNow: Set<String> = []
+    /// Failures past `failingNowLimit`, still counted as failing (no retry can be matched to them).
+    var failingUntracked = 0
+    static let failingNowLimit = 10_000
+    /// Failed tests whose failure is itself a runner failure (`Failure attempting to launch …`).
+    var failedByTheRunner: Set<String> = []
+    /// The test that started and has not ended yet.
+    var runningTest: String?
+    var suiteDepth = 0
+    var sawSuite = false
+    /// The suite that just ended was outermost: the next `Executed …` line is its run's total.
+    var outermostSuiteJustEnded = false
     /// xcodebuild reported Swift Testing tests itself (`Suite/test()` or a global `test()`), so the library's own
     /// `✔/✘` lines for them (events of origin `.swiftTesting`) are duplicates and are not counted again.
     public internal(set) var xcodebuildReportedSwiftTesting = false
+
+    /// `Executed 922 tests, with 1 failure (0 unexpected) in …`.
+    public struct StatedTotal: Equatable, Sendable {
+        public var executed: Int
+        public var failures: Int
+        public var line: String
+    }
 
     struct Counts: Equatable, Sendable {
         var passed = 0
@@ -55,6 +85,56 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     public var passedCount: Int { total(\.passed) }
     public var failedCount: Int { total(\.failed) }
     public var skippedCount: Int { total(\.skipped) }
+
+    /// Tests whose latest run failed: `failedCount` less the tests that passed on a retry.
+    public var stillFailingCount: Int { failingNow.count + failingUntracked }
+
+    /// Tests that stayed failed for a reason of the app: their failure is not a test-runner failure.
+    public var appFailureCount: Int { failingNow.subtracting(failedByTheRunner).count + failingUntracked }
+
+    /// The action the log was asked for (`test` when it does not say).
+    public var requestedAction: XcodebuildRequestedAction {
+        XcodebuildRequestedAction.deciding(invokedActions.items)
+    }
+
+    /// The last success banner of the requested action: the only banner that can make a layer pass.
+    public var successBanner: XcodebuildBanner? {
+        let action = requestedAction
+        return banners.items.last { $0.result == .succeeded && action.bannerActions.contains($0.action) }
+    }
+
+    /// The first failure banner of any action: a failed step fails the layer, whatever came after.
+    public var failureBanner: XcodebuildBanner? {
+        banners.items.first { $0.result == .failed }
+    }
+
+    /// The tests and failures the log's own totals state (the sum over runs).
+    public var statedExecuted: Int { statedTotals.items.reduce(0) { $0 + $1.executed } }
+    public var statedFailures: Int { statedTotals.items.reduce(0) { $0 + $1.failures } }
+
+    /// Whether any test failed and stayed failed, by its own line, by `Failing tests:`, or by the log's totals
+    /// when no test line said so.
+    public var hasFailedTests: Bool {
+        stillFailingCount > 0 || !failingTestsListed.isEmpty || (failedCount == 0 && statedFailures > 0)
+    }
+
+    /// Whether a test failed for a reason of the app: `hasFailedTests` without the failures that are the test
+    /// runner's own (a listed test counts only when no runner failure explains it).
+    public var hasAppFailures: Bool {
+        appFailureCount > 0 || (failedCount == 0 && statedFailures > 0)
+            || (!failingTestsListed.isEmpty && testRunnerFailureLines.isEmpty)
+    }
+
+    /// Where the tests counted from XCTest's lines differ from the log's own totals, the sentence that says so.
+    public var totalsDisagreement: String? {
+        guard !statedTotals.isEmpty else { return nil }
+        let xctest = counts[.xctest] ?? Counts()
+        let seen = xctest.passed + xctest.failed + xctest.skipped
+        guard seen != statedExecuted || xctest.failed != statedFailures else { return nil }
+        let runs = statedTotals.totalCount == 1 ? "" : " over \(statedTotals.totalCount) runs"
+        return "the log's totals (`Executed …`\(runs)) say \(statedExecuted) tests ran with \(statedFailures) "
+            + "failures; its test lines show \(seen) tests, \(xctest.failed) failed"
+    }
 
     private func total(_ field: KeyPath<Counts, Int>) -> Int {
         var sum = (counts[.xctest]?[keyPath: field] ?? 0) + (counts[.xcodebuild]?[keyPath: field] ?? 0)
@@ -70,5 +150,24 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
         case .skipped: current.skipped += 1
         }
         counts[origin] = current
+    }
+
+    /// Keeps `failingNow` up to date with a test's latest result.
+    mutating func track(_ result: TestCaseResult) {
+        switch result.status {
+        case .failed:
+            if let message = result.failureMessage, TestRunnerFailure.matches(message),
+                failedByTheRunner.count < Self.failingNowLimit
+            {
+                failedByTheRunner.insert(result.identifier)
+            }
+            if failingNow.count < Self.failingNowLimit {
+                failingNow.insert(result.identifier)
+            } else if !failingNow.contains(result.identifier) {
+                failingUntracked += 1
+            }
+        case .passed, .expectedFailure, .skipped:
+            failingNow.remove(result.identifier)
+        }
     }
 }

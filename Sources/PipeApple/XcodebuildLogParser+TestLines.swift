@@ -69,7 +69,7 @@ extension XcodebuildLogParser {
                 TestCaseResult(identifier: identifier, status: .skipped, failureMessage: reason), origin: .swiftTesting)
         } else if verb.hasPrefix("recorded an issue") {
             let (location, message) = Self.issueLocation(in: verb)
-            recordIssue(identifier: identifier, location: location, message: message)
+            recordIssue(identifier: identifier, location: location, message: message, failure: .swiftTesting)
         }
     }
 
@@ -83,7 +83,7 @@ extension XcodebuildLogParser {
             let identifier = TestIdentifier.normalize(String(message[..<close.lowerBound]) + "]")
             recordIssue(
                 identifier: identifier, location: Self.shortLocation(location),
-                message: String(message[close.upperBound...]))
+                message: String(message[close.upperBound...]), failure: .xctest)
             return
         }
         // `path:line:column`: a path, then two numbers.

@@ -19,8 +19,17 @@ public final class XcodebuildLogParser {
     private var block: Block = .none
     private var pendingEvents: [XcodebuildLogEvent] = []
     /// First issue per test that has not ended yet, oldest first; capped at `pendingIssueLimit`.
-    private var pendingIssues: [(identifier: String, location: String?, message: String)] = []
+    private var pendingIssues: [PendingIssue] = []
     private let pendingIssueLimit = 64
+
+    /// An issue waiting for its test to end; `failure` names the kind of line that reports such a test when the
+    /// issue fails it (an assertion, a Swift Testing issue), `nil` for a skip reason.
+    struct PendingIssue {
+        var identifier: String
+        var location: String?
+        var message: String
+        var failure: XcodebuildLogEvent.Origin?
+    }
 
     private enum Block {
         case none
@@ -28,6 +37,8 @@ public final class XcodebuildLogParser {
         case testingFailed(sawItem: Bool)
         case buildCommandsFailed
         case resultBundlePath
+        /// The line after `Command line invocation:`.
+        case commandLine
         /// Indented lines after `xcodebuild: error: …` (the cause of a package resolution failure, for example).
         case toolErrorDetails(remaining: Int)
     }
@@ -47,6 +58,15 @@ public final class XcodebuildLogParser {
     public func finish() -> [XcodebuildLogEvent] {
         assembler.finish { read(line: $0) }
         block = .none
+        // A test that failed an assertion and never ended (the run died, or `swift test` cut it off) failed.
+        for issue in pendingIssues where issue.failure != nil {
+            finishTest(
+                TestCaseResult(
+                    identifier: issue.identifier, status: .failed, failureMessage: issue.message,
+                    failureLocation: issue.location),
+                origin: issue.failure ?? .xctest)
+        }
+        pendingIssues.removeAll()
         return takeEvents()
     }
 
@@ -68,8 +88,15 @@ public final class XcodebuildLogParser {
 
     // MARK: - Lines
 
-    private func read(line bytes: UnsafeBufferPointer<UInt8>) {
+    private func read(line raw: UnsafeBufferPointer<UInt8>) {
+        guard let clean = ControlSequences.stripped(raw) else { return read(cleanLine: raw) }
+        clean.withUnsafeBufferPointer { read(cleanLine: $0) }
+    }
+
+    /// A line without control sequences (colours from a terminal, or a wrapper that keeps them).
+    private func read(cleanLine line: UnsafeBufferPointer<UInt8>) {
         facts.lineCount += 1
+        let bytes = Self.withoutFastlanePrefix(line)
         scanAnywhere(bytes)
         if readsBlockItem(bytes) { return }
         readStartOfLine(bytes)
@@ -89,6 +116,13 @@ public final class XcodebuildLogParser {
             }
             facts.toolErrorDetails.append(Self.text(bytes).trimmingCharacters(in: .whitespaces))
             block = .toolErrorDetails(remaining: remaining - 1)
+            return true
+        case .commandLine:
+            block = .none
+            guard isIndented else { return false }
+            for action in XcodebuildRequestedAction.actions(inInvocation: Self.text(bytes)) {
+                facts.invokedActions.append(action)
+            }
             return true
         case .resultBundlePath:
             if isBlank { return true }
@@ -143,6 +177,17 @@ public final class XcodebuildLogParser {
         if Self.contains(bytes, Needle.noSpace) || Self.contains(bytes, Needle.notEnoughDiskSpace) {
             facts.diskFullLines.append(Self.text(bytes))
         }
+        if TestRunnerFailure.needles.contains(where: { Self.contains(bytes, $0) }) {
+            facts.testRunnerFailureLines.append(Self.text(bytes).trimmingCharacters(in: .whitespaces))
+            // `t = 46.77s Assertion Failure: … Failure attempting to launch`: the running test failed by the runner.
+            if let running = facts.runningTest, facts.failedByTheRunner.count < XcodebuildLogFacts.failingNowLimit {
+                facts.failedByTheRunner.insert(running)
+            }
+        }
+        if SigningFailure.needles.contains(where: { Self.contains(bytes, $0) }) {
+            let line = Self.text(bytes).trimmingCharacters(in: .whitespaces)
+            if SigningFailure.isError(line) { facts.signingErrorLines.append(line) }
+        }
         if Self.contains(bytes, Needle.executionTimeAllowance) {
             facts.executionTimeAllowanceLines.append(Self.text(bytes))
         }
@@ -159,12 +204,15 @@ public final class XcodebuildLogParser {
         case UInt8(ascii: "*"):
             if let banner = XcodebuildBanner.parse(Self.text(bytes)) {
                 facts.banner = banner
+                facts.banners.append(banner)
                 emit(.banner(banner))
             }
         case UInt8(ascii: "T"):
             let line = Self.text(bytes)
             if line.hasPrefix("Test Case '") || line.hasPrefix("Test case '") {
                 readTestCaseLine(line)
+            } else if line.hasPrefix("Test Suite '") {
+                readTestSuiteLine(line)
             } else if line == "Testing failed:" {
                 block = .testingFailed(sawItem: false)
             } else if line.hasPrefix("Test session results, code coverage, and logs:") {
@@ -174,6 +222,10 @@ public final class XcodebuildLogParser {
             }
         case UInt8(ascii: "F"):
             if Self.text(bytes) == "Failing tests:" { block = .failingTests }
+        case UInt8(ascii: "C"):
+            if Self.text(bytes).hasPrefix("Command line invocation:") { block = .commandLine }
+        case UInt8(ascii: "E"), 0x09, 0x20:
+            if Self.contains(bytes, Needle.executed) { readExecutedLine(Self.text(bytes)) }
         case UInt8(ascii: "W"), UInt8(ascii: "R"):
             let line = Self.text(bytes)
             if line.hasPrefix("Writing result bundle at path:") || line.hasPrefix("Result bundle written to path:") {
@@ -203,11 +255,14 @@ public final class XcodebuildLogParser {
 
     // MARK: - Issues waiting for their test
 
-    func recordIssue(identifier: String, location: String?, message: String) {
+    func recordIssue(
+        identifier: String, location: String?, message: String, failure: XcodebuildLogEvent.Origin? = nil
+    ) {
         emit(.testIssue(identifier: identifier, location: location, message: message))
         guard !pendingIssues.contains(where: { $0.identifier == identifier }) else { return }
         if pendingIssues.count >= pendingIssueLimit { pendingIssues.removeFirst() }
-        pendingIssues.append((identifier, location, message))
+        pendingIssues.append(
+            PendingIssue(identifier: identifier, location: location, message: message, failure: failure))
     }
 
     func finishTest(_ result: TestCaseResult, origin: XcodebuildLogEvent.Origin) {
@@ -220,12 +275,15 @@ public final class XcodebuildLogParser {
             }
         }
         facts.count(result.status, origin: origin)
+        facts.track(result)
+        if facts.runningTest == result.identifier { facts.runningTest = nil }
         if result.status == .failed { facts.failedTests.append(result) }
         emit(.testFinished(result, origin: origin))
     }
 
     func startTest(_ identifier: String) {
         facts.lastStartedTest = identifier
+        facts.runningTest = identifier
         emit(.testStarted(identifier: identifier))
     }
 
@@ -233,12 +291,28 @@ public final class XcodebuildLogParser {
 
     enum Needle {
         static let error = Array(": error: ".utf8)
+        static let executed = Array("Executed ".utf8)
         static let testSkipped = Array(" : Test skipped".utf8)
         static let noSpace = Array("No space left on device".utf8)
         static let notEnoughDiskSpace = Array("not enough disk space".utf8)
         static let executionTimeAllowance = Array("exceeded execution time allowance".utf8)
         static let errorResultBundle = Array("Writing error result bundle to ".utf8)
         static let buildFailedNote = Array("Testing cancelled because the build failed.".utf8)
+    }
+
+    /// fastlane prints xcodebuild's lines as `[15:48:35]: ▸ ** TEST FAILED **`: the line is what follows.
+    static func withoutFastlanePrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+        let prefix = Array("[00:00:00]: ".utf8)
+        guard bytes.count > prefix.count, bytes[0] == UInt8(ascii: "["), bytes[9] == UInt8(ascii: "]"),
+            bytes[10] == UInt8(ascii: ":"), bytes[11] == 0x20,
+            [1, 2, 4, 5, 7, 8].allSatisfy({ (0x30...0x39).contains(bytes[$0]) })
+        else { return bytes }
+        var start = prefix.count
+        let arrow = Array("▸ ".utf8)
+        if bytes.count >= start + arrow.count, Array(bytes[start..<(start + arrow.count)]) == arrow {
+            start += arrow.count
+        }
+        return UnsafeBufferPointer(rebasing: bytes[start...])
     }
 
     static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {

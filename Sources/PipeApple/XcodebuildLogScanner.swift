@@ -71,7 +71,9 @@ public final class XcodebuildLogScanner {
             .split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r" || $0 == "\r\n" })
         // The first piece may be the end of a line whose start was dropped.
         if !tailStartsAtLineStart, !lines.isEmpty { lines.removeFirst() }
-        let kept = lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.suffix(count)
+        let kept = lines.map { ControlSequences.strip(String($0)).trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }.suffix(count)
         return kept.map { $0.count > 240 ? String($0.prefix(240)) + "…" : $0 }
     }
 

@@ -5,10 +5,14 @@ import PipeCore
 ///
 /// Rules, first match wins:
 /// 1. Cancelled by the user → `cancelled`; the layer's own timeout → `timed-out` (with the test that was
-///    running); connection lost or killed by a signal → `infrastructure`.
-/// 2. Exit 0 with a `SUCCEEDED` banner → `passed`, unless the summary says no test ran at all (`result: unknown`,
-///    0 tests), which is `host-config`: a filter such as `-only-testing` matched nothing, and a gate must not pass
-///    on zero tests. Exit 0 without that banner → `infrastructure` (silence is never success).
+///    running); both keep the failures seen as evidence. Connection lost or killed by a signal → `tests-failed`
+///    when a test had already failed (the evidence says how the run ended), else `infrastructure`.
+/// 2. Exit 0 with a `SUCCEEDED` banner of the requested action (the `Command line invocation:` line's, else `test`;
+///    `CLEAN SUCCEEDED` or `BUILD SUCCEEDED` of a test run never counts), no failure banner of any action and no
+///    test that stayed failed (by its line, `Failing tests:`, the bundle, or the log's `Executed …` totals) →
+///    `passed`, unless the summary says no test ran at all (`result: unknown`, 0 tests), which is `host-config`: a
+///    filter such as `-only-testing` matched nothing, and a gate must not pass on zero tests. Exit 0 without that
+///    banner → `infrastructure` (silence is never success); exit 0 with a failure goes on to the rules below.
 /// 3. `No space left on device` → `infrastructure`.
 /// 4. Host setup texts → `host-config`: a scheme missing or not shared (65), a scheme without a test action (66),
 ///    no matching destination (70), an existing result bundle path (64), a missing project or workspace, no Xcode
@@ -17,13 +21,21 @@ import PipeCore
 /// 5. Package resolution (74): an unsatisfiable dependency graph is the repository's fault → `build-failed`;
 ///    network trouble → `infrastructure`; anything else (credentials, a registry the host cannot reach) →
 ///    `host-config`.
+/// 5b. A code-signing or provisioning error (`SigningFailure`: no development team, no profile, no certificate, a
+///    profile without the certificate, …) → `host-config` with what to fix: the project's signing settings or
+///    the host's keychain, never a failing app.
 /// 6. `Testing cancelled because the build failed.`, failed build commands (other than xcodebuild's own
 ///    `Testing project … with scheme …` entry), or a `BUILD FAILED` banner → `build-failed`.
-/// 7. Named failing tests (log or summary), a test over XCTest's execution time allowance, or a test process
+/// 7. A test-runner or simulator failure (`TestRunnerFailure`: "Early unexpected exit, operation never finished
+///    bootstrapping", "Test runner failed to initialize for UI testing", "Failed to background test runner", …)
+///    with no failure of the app → `infrastructure`, the line as evidence; `retry.infrastructure` retries it on
+///    another simulator. With real assertion failures, or a crash inside a started test ("Restarting after
+///    unexpected exit, crash, or test timeout in X") → `tests-failed`, the runner line kept as extra evidence.
+///    Named failing tests (log or summary), a test over XCTest's execution time allowance, or a test process
 ///    that crashed and was restarted → `tests-failed`.
 /// 8. `TEST FAILED` with no failed test but a `Testing failed:` runner error: a crash of the test process
-///    (`Crash:`, `encountered an error`) is the app's failure → `tests-failed`; a runner that could not start
-///    (simulator boot, install, launch, lost connection) → `infrastructure`.
+///    (`Crash:`) is the app's failure → `tests-failed`; a runner that could not start (simulator boot, install,
+///    launch, lost connection) → `infrastructure`.
 /// 9. `TEST FAILED` / `TEST EXECUTE FAILED` with exit 65 and nothing more specific → `tests-failed` (xcodebuild
 ///    itself says the tests failed); an `INTERRUPTED` banner → `infrastructure`.
 /// 10. Another `xcodebuild: error:` → `plugin-error` for exit 64 (Pipe built a command xcodebuild refused),
@@ -36,15 +48,21 @@ public enum XcodebuildOutcomeClassifier {
         var evidence = Evidence(log: log, summary: summary)
         switch exit {
         case .cancelled:
+            evidence.addFailuresSeen()
             return evidence.verdict(.cancelled, "cancelled by the user; the remote process group was killed")
         case .timedOut:
             if let test = log.lastStartedTest { evidence.add("the last test that started: \(test)") }
+            evidence.addFailuresSeen()
             return evidence.verdict(.timedOut, "the layer's timeout ran out; the remote process group was killed")
         case .lost(let reason):
-            return evidence.verdict(.infrastructure, "the connection was lost before xcodebuild ended: \(reason)")
+            let ended = "the connection was lost before xcodebuild ended: \(reason)"
+            if log.hasAppFailures { return evidence.testsFailedBeforeTheEnd(ended) }
+            return evidence.verdict(.infrastructure, ended)
         case .signaled(let signal):
+            let ended = "xcodebuild was killed by signal \(signal)"
+            if log.hasAppFailures { return evidence.testsFailedBeforeTheEnd(ended) }
             evidence.addBanner()
-            return evidence.verdict(.infrastructure, "xcodebuild was killed by signal \(signal)")
+            return evidence.verdict(.infrastructure, ended)
         case .exited(let code):
             return classify(code: code, log: log, summary: summary, evidence: &evidence)
         }
@@ -54,11 +72,14 @@ public enum XcodebuildOutcomeClassifier {
         code: Int32, log: XcodebuildLogFacts, summary: XcresultSummary?, evidence: inout Evidence
     ) -> XcodebuildVerdict {
         evidence.add("exit \(code)")
-        if code == 0 {
-            guard let banner = log.banner, banner.result == .succeeded else {
+        let failedTests = log.hasFailedTests || (summary?.failedTests ?? 0) > 0
+        if code == 0, !failedTests, log.failureBanner == nil {
+            guard let banner = log.successBanner else {
                 evidence.addBanner()
                 return evidence.verdict(
-                    .infrastructure, "xcodebuild exited 0 without a SUCCEEDED banner: the log is incomplete")
+                    .infrastructure,
+                    "xcodebuild exited 0 without a SUCCEEDED banner of the \(log.requestedAction.name ?? "test") "
+                        + "action: the log is incomplete")
             }
             evidence.add(banner.line)
             if let summary, summary.totalTestCount == 0, summary.result == .unknown {
@@ -76,10 +97,14 @@ public enum XcodebuildOutcomeClassifier {
         }
         if let verdict = hostSetupVerdict(code: code, log: log, evidence: &evidence) { return verdict }
         if let verdict = packageResolutionVerdict(log: log, evidence: &evidence) { return verdict }
+        if let line = log.signingErrorLines.first, let fix = SigningFailure.fix(for: line) {
+            for other in log.signingErrorLines.items.dropFirst().prefix(2) { evidence.add(other) }
+            evidence.addBanner()
+            return evidence.verdict(.hostConfig, "code signing is not set up: \(line); to fix: \(fix)")
+        }
 
         let realBuildCommands = log.buildCommandsFailed.items.filter { !isSummaryBuildCommand($0) }
-        let bannerSaysBuildFailed =
-            log.banner.map { $0.result == .failed && $0.action.contains("BUILD") } ?? false
+        let bannerSaysBuildFailed = log.banners.items.contains { $0.result == .failed && $0.action.contains("BUILD") }
         if log.testingCancelledBecauseBuildFailed || !realBuildCommands.isEmpty || bannerSaysBuildFailed {
             evidence.addBanner()
             if log.testingCancelledBecauseBuildFailed { evidence.add("Testing cancelled because the build failed.") }
@@ -88,16 +113,28 @@ public enum XcodebuildOutcomeClassifier {
             return evidence.verdict(.buildFailed)
         }
 
-        let summaryFailures = summary?.failedTests ?? 0
-        if !log.failingTestsListed.isEmpty || log.failedCount > 0 || summaryFailures > 0
-            || !log.executionTimeAllowanceLines.isEmpty || !log.restartLines.isEmpty
+        let runnerLines = log.testRunnerFailureLines.items
+        if let runnerLine = runnerLines.first, !log.hasAppFailures, appFailures(in: summary) == 0,
+            log.restartLines.isEmpty, log.executionTimeAllowanceLines.isEmpty
         {
             evidence.addBanner()
+            for line in runnerLines.dropFirst().prefix(2) { evidence.add(Self.cut(line)) }
             evidence.addFailures()
+            return evidence.verdict(
+                .infrastructure, "the test runner failed, not the app under test: \(Self.cut(runnerLine))")
+        }
+        if failedTests || log.failedCount > 0 || !log.executionTimeAllowanceLines.isEmpty
+            || !log.restartLines.isEmpty
+        {
+            evidence.addBanner()
+            if code >= 128 { evidence.add("exit \(code): xcodebuild was killed by signal \(code - 128)") }
+            if log.banner == nil { evidence.add("the run ended without a banner (killed, or cut short)") }
+            evidence.addFailures()
+            for line in runnerLines.prefix(2) { evidence.add("also a test-runner failure: \(Self.cut(line))") }
             return evidence.verdict(.testsFailed)
         }
 
-        if let banner = log.banner, banner.result == .failed, !log.testingFailedLines.isEmpty {
+        if let banner = log.failureBanner, !log.testingFailedLines.isEmpty {
             evidence.add(banner.line)
             let lines = log.testingFailedLines.items
             if let infrastructureLine = lines.first(where: isRunnerInfrastructureFailure) {
@@ -106,7 +143,7 @@ public enum XcodebuildOutcomeClassifier {
             for line in lines.prefix(3) { evidence.add("Testing failed: \(line)") }
             return evidence.verdict(.testsFailed)
         }
-        if let banner = log.banner {
+        if let banner = log.failureBanner ?? log.banner {
             evidence.add(banner.line)
             if banner.result == .interrupted { return evidence.verdict(.infrastructure, "xcodebuild was interrupted") }
             if banner.result == .failed, code == 65, banner.action.hasPrefix("TEST") {
@@ -126,6 +163,44 @@ public enum XcodebuildOutcomeClassifier {
             log.banner == nil
                 ? "xcodebuild ended without a banner: it was killed or crashed"
                 : "xcodebuild failed without naming a cause; see the log")
+    }
+
+    /// A log that ended without a banner and whose exit code is not known (`pipe report` without `--exit-code`):
+    /// `tests-failed` when a test had failed before it ended, `infrastructure` for a test-runner failure,
+    /// `host-config` for a signing error, `build-failed` for compiler errors before any test, else `nil` (the run
+    /// ended without a verdict).
+    public static func classifyEndedWithoutVerdict(log: XcodebuildLogFacts, summary: XcresultSummary? = nil)
+        -> XcodebuildVerdict?
+    {
+        var evidence = Evidence(log: log, summary: summary)
+        let ended = "the log ended without a banner and no exit code is known (killed, or cut short)"
+        if log.hasAppFailures || appFailures(in: summary) > 0 { return evidence.testsFailedBeforeTheEnd(ended) }
+        if let line = log.testRunnerFailureLines.first {
+            evidence.add(ended)
+            return evidence.verdict(.infrastructure, "the test runner failed, not the app under test: \(cut(line))")
+        }
+        if let line = log.signingErrorLines.first, let fix = SigningFailure.fix(for: line) {
+            evidence.add(ended)
+            return evidence.verdict(.hostConfig, "code signing is not set up: \(line); to fix: \(fix)")
+        }
+        if !log.compilerErrors.isEmpty, log.passedCount + log.failedCount == 0 {
+            for line in log.compilerErrors.items.prefix(3) { evidence.add(line) }
+            evidence.add(ended)
+            return evidence.verdict(.buildFailed, "the compiler reported errors before any test ran")
+        }
+        return nil
+    }
+
+    /// Failures the bundle names that are not the test runner's own (all of them when it names none).
+    private static func appFailures(in summary: XcresultSummary?) -> Int {
+        guard let summary, summary.failedTests > 0 else { return 0 }
+        guard !summary.testFailures.isEmpty else { return summary.failedTests }
+        return summary.testFailures.filter { !TestRunnerFailure.matches($0.failureText) }.count
+    }
+
+    /// A runner line as evidence: they carry whole `UserInfo` dumps.
+    private static func cut(_ line: String) -> String {
+        line.count > 300 ? String(line.prefix(300)) + "…" : line
     }
 
     /// Step 4: texts that mean the host (or the pipeline's view of it) is not set up for this request.
@@ -223,7 +298,7 @@ private struct Evidence {
     }
 
     mutating func addBanner() {
-        add(log.banner?.line ?? "no ** … ** banner in the log")
+        add(log.failureBanner?.line ?? log.banner?.line ?? "no ** … ** banner in the log")
     }
 
     mutating func addCounts() {
@@ -233,6 +308,20 @@ private struct Evidence {
                 "; bundle: \(summary.passedTests) passed, \(summary.failedTests) failed of \(summary.totalTestCount)"
         }
         add(text)
+    }
+
+    /// Failures seen before a run was cancelled or timed out: evidence, not the verdict.
+    mutating func addFailuresSeen() {
+        guard log.hasFailedTests else { return }
+        add("\(log.stillFailingCount) test(s) had failed before the run was stopped")
+        addFailures()
+    }
+
+    /// A test that failed an assertion failed the app, however the run ended afterwards.
+    mutating func testsFailedBeforeTheEnd(_ ended: String) -> XcodebuildVerdict {
+        addFailures()
+        add("then \(ended)")
+        return verdict(.testsFailed, "tests failed before the run ended without a verdict")
     }
 
     mutating func addFailures() {
@@ -258,7 +347,10 @@ private struct Evidence {
         for line in log.restartLines.items.prefix(2) { add(line) }
     }
 
+    /// The verdict; where the log's own totals disagree with what was counted, the last line says so.
     func verdict(_ outcome: LayerOutcome, _ reason: String? = nil) -> XcodebuildVerdict {
-        XcodebuildVerdict(outcome: outcome, evidence: (reason.map { [$0] } ?? []) + lines)
+        XcodebuildVerdict(
+            outcome: outcome,
+            evidence: (reason.map { [$0] } ?? []) + lines + (log.totalsDisagreement.map { [$0] } ?? []))
     }
 }

@@ -55,6 +55,8 @@ public final class ReportAssembler {
     private var legacyRecord: XcresultLegacyInvocationRecord?
     private var legacyTests: [TestCaseResult]?
     private var legacyDetails: [String: TestCaseResult] = [:]
+    /// Legacy `ActionTestSummary` files, which need the root record beside them.
+    private var loneTestSummaries: [String] = []
     private var artifacts: [ArtifactRecord] = []
     /// Inputs not read in full so far.
     public private(set) var problems: [InputProblem] = []
@@ -186,13 +188,16 @@ public final class ReportAssembler {
         start()
         guard let (value, partial) = readJSON(data, source: source, kind: .other) else { return }
         do {
-            switch try XcresultLegacyDocument.read(value) {
+            switch try XcresultLegacyDocument.read(ControlSequences.stripStrings(in: value)) {
             case .invocationRecord(let record):
                 legacyRecord = record
             case .testPlanRunSummaries(let summaries):
                 legacyTests = (legacyTests ?? []) + summaries.tests
             case .testSummary(let detail):
                 legacyDetails[detail.result.identifier] = detail.result
+                // One test's details add to the root record's tests; alone they say nothing of the run.
+                loneTestSummaries.append(source)
+                return
             }
             readSomething = true
         } catch {
@@ -270,12 +275,26 @@ public final class ReportAssembler {
 
     /// Classifies what was read and builds the record; `nil` when nothing at all could be read.
     public func finish() -> ReportResult? {
+        if legacyRecord == nil, legacyTests == nil {
+            for source in loneTestSummaries {
+                problems.append(
+                    InputProblem(
+                        source: source, position: nil,
+                        message:
+                            "this is a legacy ActionTestSummary (one test's details, fetched with `xcrun xcresulttool "
+                            + "get --legacy --format json --path X.xcresult --id <summaryRef id>`), not a whole result",
+                        consequence:
+                            "give the root record first: --legacy-json root.json (the same command without --id), "
+                            + "then this file"))
+            }
+        }
         guard readSomething else { return nil }
         let (tests, earlierRuns, alreadyShown, complete) = finalTests()
         for test in tests.dropFirst(alreadyShown) { events.emit(.testFinished(layer: options.layer, result: test)) }
         let bundleSummary =
             summary ?? testResults.map(XcresultSummary.init(tests:)) ?? legacyRecord.map(XcresultSummary.init(legacy:))
         var verdict = classify(summary: bundleSummary, tests: tests)
+        if let line = repeatedNamesLine(listed: tests.count) { verdict.evidence.append(line) }
         let flaky = tests.filter { test in
             test.status == .passed && earlierRuns.contains { $0.identifier == test.identifier && $0.status == .failed }
         }
@@ -420,9 +439,6 @@ public final class ReportAssembler {
             // a signal, whatever failed before it.
             verdict = XcodebuildOutcomeClassifier.classify(exit: .signaled(signal), log: facts, summary: summary)
             verdict.evidence.insert("exit \(code): killed by signal \(signal) (128 + \(code - 128))", at: 1)
-            if facts.failedCount > 0 {
-                verdict.evidence.append("\(facts.failedCount) test(s) had failed before xcodebuild was killed")
-            }
         } else if let code = options.exitCode {
             verdict = XcodebuildOutcomeClassifier.classify(exit: .exited(code), log: facts, summary: summary)
         } else if let assumed = XcodebuildAssumedExit.from(facts) {
@@ -430,18 +446,17 @@ public final class ReportAssembler {
             let plain = "exit \(assumed.code)"
             let replacement = "exit \(assumed.code) assumed from \(assumed.basis) (no --exit-code given)"
             verdict.evidence = verdict.evidence.map { $0 == plain ? replacement : $0 }
+        } else if let failed = XcodebuildOutcomeClassifier.classifyEndedWithoutVerdict(log: facts, summary: summary) {
+            verdict = failed
         } else {
             var evidence = [
-                "the run ended without a verdict: the log has no ** … ** banner and no --exit-code was given "
-                    + "(killed, or cut short)"
+                "the run ended without a verdict: the log has no ** … ** success banner of the "
+                    + "\(facts.requestedAction.name ?? "test") action and no --exit-code was given (killed, or cut short)"
             ]
-            if facts.failedCount > 0 {
-                evidence.append("\(facts.failedCount) test(s) had failed before the log ended")
-            }
             if let test = facts.lastStartedTest { evidence.append("the last test that started: \(test)") }
             verdict = XcodebuildVerdict(outcome: .infrastructure, evidence: evidence)
         }
-        if facts.banner == nil, verdict.outcome == .infrastructure {
+        if facts.successBanner == nil, facts.failureBanner == nil, verdict.outcome == .infrastructure {
             let lines = scanner.lastLines(5)
             if !lines.isEmpty {
                 verdict.evidence.append("the log's last lines:")
@@ -449,6 +464,16 @@ public final class ReportAssembler {
             }
         }
         return verdict
+    }
+
+    /// Where the log's totals agree with its test lines but the list is shorter: some runs repeated a name (a
+    /// retry, or Specta/Quick shared examples naming a test the same in several contexts), each listed once.
+    private func repeatedNamesLine(listed: Int) -> String? {
+        guard testResults == nil, legacyTests == nil, let facts = scanner?.facts, !facts.statedTotals.isEmpty,
+            facts.totalsDisagreement == nil, listed < facts.statedExecuted
+        else { return nil }
+        return "the log's totals count \(facts.statedExecuted) test runs; \(facts.statedExecuted - listed) of them "
+            + "repeat a name already reported (a retry, or the same name in another context) and are listed once"
     }
 
     /// `137` → `KILL`: exit codes above 128 that a shell gives a process killed by a signal.

@@ -76,7 +76,8 @@ final class InjectionCorpusTests: XCTestCase {
                 "devicesAndConfigurations": [], "statistics": [], "topInsights": [],
             ]
             let decoded = try XcresultSummary.decode(try JSONSerialization.data(withJSONObject: summary))
-            XCTAssertEqual(decoded.testFailures.first?.failureText, value)
+            // Read as text, with terminal control sequences removed (issue 18 §3), never interpreted.
+            XCTAssertEqual(decoded.testFailures.first?.failureText, ControlSequences.strip(value))
         }
     }
 }

@@ -91,7 +91,11 @@ final class XcodebuildLogParserTests: XCTestCase {
             [
                 TestCaseResult(
                     identifier: "example2()", status: .failed, durationSeconds: 0.001,
-                    failureMessage: "Expectation failed: 1 == 2", failureLocation: "TestingProjectTests.swift:18:9")
+                    failureMessage: "Expectation failed: 1 == 2", failureLocation: "TestingProjectTests.swift:18:9"),
+                // It recorded an issue and the log ended before its own line: a failure all the same.
+                TestCaseResult(
+                    identifier: "checkMakeEnvVars(request:expectedEnvVars:)", status: .failed,
+                    failureMessage: "Caught error: …", failureLocation: "CliClientTests.swift:59:2"),
             ])
         XCTAssertTrue(
             events.contains(
@@ -109,7 +113,7 @@ final class XcodebuildLogParserTests: XCTestCase {
                     TestCaseResult(identifier: "My name", status: .passed, durationSeconds: 0.001),
                     origin: .swiftTesting)))
         // `Test run with …` and `Suite …` summaries are not tests.
-        XCTAssertEqual([facts.passedCount, facts.failedCount, facts.skippedCount], [2, 1, 1])
+        XCTAssertEqual([facts.passedCount, facts.failedCount, facts.skippedCount], [2, 2, 1])
     }
 
     func testSwiftTestingWithSFSymbolsAndAZeroWidthSpace() throws {

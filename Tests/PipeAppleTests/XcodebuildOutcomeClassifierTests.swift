@@ -31,6 +31,9 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
             [
                 "exit 0", "** TEST SUCCEEDED ** [90.593 sec]",
                 "1 passed, 0 failed, 0 skipped in the log; bundle: 406 passed, 0 failed of 406",
+                // The fixture is an excerpt: the log's own totals name tests whose lines were cut out.
+                "the log's totals (`Executed …` over 2 runs) say 28 tests ran with 0 failures; "
+                    + "its test lines show 1 tests, 0 failed",
             ])
     }
 
@@ -41,9 +44,13 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
     }
 
     func testExitZeroWithoutABannerIsNeverSuccess() throws {
-        let verdict = try classify("parallel-xctest.log", .exited(0))
+        let passedOnly = facts(
+            text: "Test Case '-[M.C testA]' started.\nTest Case '-[M.C testA]' passed (0.1 seconds).\n")
+        let verdict = XcodebuildOutcomeClassifier.classify(exit: .exited(0), log: passedOnly)
         XCTAssertEqual(verdict.outcome, .infrastructure)
         XCTAssertTrue(verdict.evidence.contains("no ** … ** banner in the log"))
+        // Its failed tests are failures whatever the exit code says.
+        XCTAssertEqual(try classify("parallel-xctest.log", .exited(0)).outcome, .testsFailed)
     }
 
     func testFailingTestsAreTestsFailedWithTheirMessages() throws {
@@ -187,16 +194,50 @@ final class XcodebuildOutcomeClassifierTests: XCTestCase {
         let timedOut = XcodebuildOutcomeClassifier.classify(exit: .timedOut, log: log)
         XCTAssertEqual(timedOut.outcome, .timedOut)
         XCTAssertEqual(
-            timedOut.evidence,
+            Array(timedOut.evidence.prefix(2)),
             [
                 "the layer's timeout ran out; the remote process group was killed",
                 "the last test that started: ConfirmPhoneNumberViewModelTests/testOnLoadAsync_ShouldSetMaskedPhoneNumber_WhenDataIsFetched()",
             ])
-        XCTAssertEqual(
-            XcodebuildOutcomeClassifier.classify(exit: .lost("socket closed"), log: log).outcome, .infrastructure)
+        // A test that failed an assertion failed the app, however the run ended afterwards.
+        let lost = XcodebuildOutcomeClassifier.classify(exit: .lost("socket closed"), log: log)
+        XCTAssertEqual(lost.outcome, .testsFailed)
+        XCTAssertTrue(lost.evidence.contains("then the connection was lost before xcodebuild ended: socket closed"))
         let killed = XcodebuildOutcomeClassifier.classify(exit: .signaled("KILL"), log: log)
-        XCTAssertEqual(killed.outcome, .infrastructure)
-        XCTAssertEqual(killed.evidence.first, "xcodebuild was killed by signal KILL")
+        XCTAssertEqual(killed.outcome, .testsFailed)
+        XCTAssertTrue(killed.evidence.contains("then xcodebuild was killed by signal KILL"), "\(killed.evidence)")
+        let passedOnly = facts(
+            text: "Test Case '-[M.C testA]' started.\nTest Case '-[M.C testA]' passed (0.1 seconds).\n")
+        XCTAssertEqual(
+            XcodebuildOutcomeClassifier.classify(exit: .lost("socket closed"), log: passedOnly).outcome, .infrastructure
+        )
+        let killedClean = XcodebuildOutcomeClassifier.classify(exit: .signaled("KILL"), log: passedOnly)
+        XCTAssertEqual(killedClean.outcome, .infrastructure)
+        XCTAssertEqual(killedClean.evidence.first, "xcodebuild was killed by signal KILL")
+    }
+
+    func testFailuresBeforeTheEndAreEvidenceOfACancelOrATimeout() throws {
+        let log = try facts("test-failed-xcode15.log")
+        for exit in [RemoteExit.cancelled, .timedOut] {
+            let verdict = XcodebuildOutcomeClassifier.classify(exit: exit, log: log)
+            XCTAssertEqual(verdict.outcome, exit == .cancelled ? .cancelled : .timedOut)
+            XCTAssertTrue(verdict.evidence.contains { $0.contains("XCTAssertTrue failed") }, "\(verdict.evidence)")
+        }
+    }
+
+    func testFailedTestsThenNoBanner() {
+        let log = facts(
+            text: "Test Case '-[M.C testA]' started.\n/p/C.swift:3: error: -[M.C testA] : XCTAssertTrue failed\n"
+                + "Test Case '-[M.C testA]' failed (0.010 seconds).\nTest Case '-[M.C testB]' started.\n")
+        let killed = XcodebuildOutcomeClassifier.classify(exit: .exited(137), log: log)
+        XCTAssertEqual(killed.outcome, .testsFailed)
+        XCTAssertTrue(killed.evidence.contains("exit 137: xcodebuild was killed by signal 9"), "\(killed.evidence)")
+        XCTAssertTrue(killed.evidence.contains("the run ended without a banner (killed, or cut short)"))
+        let unknown = XcodebuildOutcomeClassifier.classifyEndedWithoutVerdict(log: log)
+        XCTAssertEqual(unknown?.outcome, .testsFailed)
+        XCTAssertEqual(
+            unknown?.evidence.last,
+            "then the log ended without a banner and no exit code is known (killed, or cut short)")
     }
 
     func testNoBannerDiskFullInterruptedAndUnknownErrors() {
