@@ -29,6 +29,8 @@ struct TextListingReader {
     mutating func read(line rawLine: String, number: Int) throws {
         let line = String(rawLine.reversed().drop(while: { $0 == " " || $0 == "\t" || $0 == "\r" }).reversed())
         guard !line.isEmpty else { return }
+        // simctl's own NSLog notices (a stale CoreSimulatorService, Xcode 8) may come before the listing.
+        if section == nil, header == nil, Self.isToolNotice(line) { return }
         if line.hasPrefix("== "), line.hasSuffix(" =="), line.count > 6 {
             section = String(line.dropFirst(3).dropLast(3))
             sawListing = true
@@ -43,6 +45,15 @@ struct TextListingReader {
         default:
             return  // Device Types, Device Pairs: not needed to choose a simulator.
         }
+    }
+
+    /// `2016-08-10 14:10:25.865 simctl[48890:1712880] …`: a line NSLog wrote for simctl itself.
+    static func isToolNotice(_ line: String) -> Bool {
+        let parts = line.split(separator: " ", maxSplits: 3)
+        guard parts.count == 4, parts[2].hasPrefix("simctl["), parts[2].hasSuffix("]") else { return false }
+        let date = parts[0].split(separator: "-")
+        let time = parts[1].split(separator: ":")
+        return date.map(\.count) == [4, 2, 2] && time.count == 3 && parts[0].allSatisfy { $0.isNumber || $0 == "-" }
     }
 
     func finish(firstLine: String) throws -> [Simulator] {
