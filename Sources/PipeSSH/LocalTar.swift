@@ -6,11 +6,12 @@ import Foundation
     import Darwin
 #endif
 
-/// A local `tar` (Foundation `Process`) whose archive side is one end of a socket pair that Pipe drives without
-/// blocking, next to the SSH socket in the same `poll()`.
+/// A local `tar -c` (Foundation `Process`) whose archive comes out of one end of a socket pair that Pipe drives
+/// without blocking, next to the SSH socket in the same `poll()` (an upload; what comes back is never extracted by a
+/// tar: `PulledArchiveExtractor`).
 ///
-/// A socket pair rather than a pipe: writes use `MSG_NOSIGNAL`, so a tar that dies mid-stream is an error here, not
-/// a SIGPIPE that kills the coordinator (and ignoring SIGPIPE process-wide would leak into every child process).
+/// A socket pair rather than a pipe: our end never blocks the loop, and closing it early ends tar with an error of
+/// its own, not a signal to the coordinator.
 final class LocalTar {
     enum ReadResult {
         case bytes(Int)
@@ -18,7 +19,7 @@ final class LocalTar {
         case endOfStream
     }
 
-    /// Our end: archive bytes come out of it (create) or go into it (extract).
+    /// Our end: archive bytes come out of it.
     let descriptor: Int32
     private let process: Process
     private let errorFile: URL
@@ -34,7 +35,7 @@ final class LocalTar {
         var failure: String?
     }
 
-    private init(arguments: [String], archiveIsInput: Bool, executable: URL?) throws {
+    private init(arguments: [String], executable: URL?) throws {
         var ends: [Int32] = [-1, -1]
         #if canImport(Glibc)
             let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
@@ -56,13 +57,8 @@ final class LocalTar {
         }
         process.executableURL = tar
         process.arguments = arguments
-        if archiveIsInput {
-            process.standardInput = childEnd
-            process.standardOutput = FileHandle.nullDevice
-        } else {
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = childEnd
-        }
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = childEnd
         let errorHandle: FileHandle
         do {
             _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
@@ -112,7 +108,7 @@ final class LocalTar {
 
     /// `tar -cf - -C directory .`: the folder's contents as one stream (symlinks as links, modes kept).
     static func archiving(_ directory: URL, executable: URL? = LocalTar.executable) throws -> LocalTar {
-        try LocalTar(arguments: ["-cf", "-", "-C", directory.path, "."], archiveIsInput: false, executable: executable)
+        try LocalTar(arguments: ["-cf", "-", "-C", directory.path, "."], executable: executable)
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws -> ReadResult {
@@ -127,17 +123,7 @@ final class LocalTar {
         throw LocalTarFailure(message: "reading from the local tar failed: \(String(cString: strerror(errno)))")
     }
 
-    /// Writes what tar takes now; 0 when it is busy. Throws when tar has stopped reading (it failed).
-    func write(_ bytes: UnsafeRawBufferPointer) throws -> Int {
-        guard !bytes.isEmpty else { return 0 }
-        let count = send(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-        if count >= 0 { return count }
-        if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return 0 }
-        try launched()
-        throw LocalTarFailure(message: "the local tar stopped reading: \(String(cString: strerror(errno)))")
-    }
-
-    /// Ends tar's input (extract), or stops reading its output.
+    /// Stops reading tar's output.
     func closeDescriptor() {
         guard descriptorOpen else { return }
         descriptorOpen = false
@@ -164,7 +150,7 @@ final class LocalTar {
         return (status, errors.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    /// Kills tar (an abandoned transfer) and waits for it, so it writes nothing after its folder is removed.
+    /// Kills tar (an abandoned transfer) and waits for it.
     func abandon() {
         closeDescriptor()
         launch.done.wait()

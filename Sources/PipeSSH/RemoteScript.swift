@@ -62,8 +62,8 @@ enum RemoteScript {
     /// `$3` is the part: `0` sends the whole item. `1` and `2` split a folder of at least `$4` bytes (and two files)
     /// between two streams, for two sessions in two threads (libssh2 1.10's cipher, not the link, bounds one
     /// channel): both runs make the same plan on their own — the folder's files by size, largest first, each to the
-    /// lighter part — so no list travels and no round trip is added. Each part holds every folder (so the later
-    /// local tar sets the folders' times last) and its files; part 1 also holds the symlinks and other entries.
+    /// lighter part — so no list travels and no round trip is added. Each part holds every folder (either part may
+    /// arrive first) and its files; part 1 also holds the symlinks and other entries.
     /// Before its stream each prints `pipe-plan split <cksum of the plan> <total bytes> <files> <its bytes>`, which
     /// Pipe compares between the parts; part 1 prints `pipe-plan whole` and sends everything when the item is
     /// smaller (`du -sk` says so without listing it), not a folder, or has a name with a newline or a backslash

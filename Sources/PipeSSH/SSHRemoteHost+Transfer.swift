@@ -73,7 +73,7 @@ extension SSHRemoteHost {
     /// Downloads a remote file or folder (relative paths are relative to the login's home) into `localParent` as a
     /// tar stream. It is extracted into a hidden temporary folder inside `localParent`, checked against the host's
     /// SHA-256 of the stream (which covers its length), and only then renamed to its own name: an interrupted or damaged
-    /// transfer never leaves something that looks whole. Memory stays flat (at most ~1 MiB waits for the local tar).
+    /// transfer never leaves something that looks whole. Memory stays flat (at most ~1 MiB waits for the extraction).
     ///
     /// - Throws: `RemoteError` `.transferCorrupt` on a digest or size mismatch or on cancellation,
     ///   `.connectionLost` when the connection drops, `.timeout` when no byte moved for `transferStallSeconds`,
@@ -375,7 +375,7 @@ extension SSHRemoteHost {
             "sent \(DisplayEscaping.escaped(source.path)), which was refused: \(reason); nothing of that item was kept")
     }
 
-    /// Checks how a stream ended — interrupted, stalled, missing, the host's tar, the digest, the local tar — and
+    /// Checks how a stream ended — interrupted, stalled, missing, the host's tar, the digest, the extraction — and
     /// returns what it brought once all of it is in the staging folder.
     ///
     /// `expectedPlan`: for a second part, the first part's plan, which its own must repeat (but for its bytes).

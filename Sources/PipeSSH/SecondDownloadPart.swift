@@ -56,7 +56,7 @@ final class SecondDownloadPart: @unchecked Sendable {
         return try outcome?.get()
     }
 
-    /// Stops the part if it still runs, and waits for its thread: its local tar writes into the staging folder.
+    /// Stops the part if it still runs, and waits for its thread: its extraction writes into the staging folder.
     func abandon() {
         let alreadyWaited = lock.withLock {
             stopped = true
