@@ -1,4 +1,5 @@
 import Foundation
+import PipeBasics
 import PipeTestSupport
 import XCTest
 
@@ -232,6 +233,36 @@ final class PulledArchiveExtractorTests: XCTestCase {
             }
             try outsideIsUntouched()
         }
+    }
+
+    /// An extraction that refuses mid-stream, while megabytes wait for it: what waits is dropped, the rest of the
+    /// stream is still counted and digested, and the refusal is the ending.
+    func testARefusalWhileBytesWaitDropsThemAndTheStreamIsStillDigested() throws {
+        var archive = RawTarArchive()
+        archive.add("./x.xcresult/big", contents: [UInt8](repeating: 1, count: 4 << 20))
+        archive.add("./x.xcresult/mem", kind: .characterDevice)
+        archive.add("./x.xcresult/after", contents: [UInt8](repeating: 2, count: 4 << 20))
+        archive.finish()
+        let extractor = try PulledArchiveExtractor(into: staging, item: "x.xcresult", maximumBytes: 1 << 30)
+        let output = ExtractionOutput(extractor: extractor)
+        let chunk = 256 * 1024
+        var offset = 0
+        let deadline = Date().addingTimeInterval(30)
+        while offset < archive.bytes.count && Date() < deadline {
+            if output.acceptsStdout {
+                let end = min(offset + chunk, archive.bytes.count)
+                try archive.bytes[offset..<end].withUnsafeBytes { try output.stdout($0) }
+                offset = end
+            } else {
+                _ = try output.flush()
+                usleep(1_000)
+            }
+        }
+        XCTAssertTrue(try output.flushAll(until: Deadline(secondsFromNow: 30)))
+        XCTAssertEqual(output.byteCount, Int64(archive.bytes.count))
+        XCTAssertEqual(output.finalDigest(), SHA256Digest.hex(of: Data(archive.bytes)))
+        XCTAssertTrue(refusal(extractor.finish(waitingAtMost: 20)).contains("a device node `x.xcresult/mem`"))
+        try outsideIsUntouched()
     }
 
     private func mode(of url: URL) throws -> mode_t {

@@ -76,6 +76,12 @@ final class ExtractionOutput: CommandOutput {
     func flush() throws -> Bool {
         guard pendingStart < pending.count else { return false }
         let sent = try pending.withUnsafeBytes { try write(UnsafeRawBufferPointer(rebasing: $0[pendingStart...])) }
+        if extractionStoppedReading {
+            // Nothing more goes to the extraction: what waited for it is dropped (it was digested on arrival).
+            pending.removeAll()
+            pendingStart = 0
+            return true
+        }
         pendingStart += sent
         if pendingStart == pending.count {
             pending.removeAll(keepingCapacity: true)
@@ -93,9 +99,8 @@ final class ExtractionOutput: CommandOutput {
         do {
             return try extractor.write(bytes)
         } catch is LocalTarFailure {
+            // `bytes` may be `pending`'s own storage: the caller drops what waits once it sees the flag.
             extractionStoppedReading = true
-            pending.removeAll()
-            pendingStart = 0
             return bytes.count
         }
     }
