@@ -59,6 +59,9 @@ let package = Package(
             name: "PipeChatOps",
             dependencies: ["PipeBasics", "PipeCore", "PipeSpec", "PipeReport", "CMicroHTTPD", "CCurl"],
             swiftSettings: strictSettings),
+        // Forges (GitHub, Gitea/Forgejo, GitLab): forges.yml, webhooks in, statuses, checks and comments out.
+        .target(
+            name: "PipeForge", dependencies: ["PipeBasics", "PipeCore", "PipeSpec"], swiftSettings: strictSettings),
         .target(
             name: "ChecklistPlugin",
             dependencies: ["PipeCore", "PipeBasics", "PipeApple"],
@@ -85,7 +88,7 @@ let package = Package(
             dependencies: [
                 "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
                 "XcodebuildTestPlugin", "ChecklistPlugin", "ShellPlugin", "ExternalPlugin", "PipeServer",
-                "PipeChatOps",
+                "PipeChatOps", "PipeForge",
             ],
             swiftSettings: strictSettings
         ),
@@ -127,6 +130,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(name: "PipeServerTests", dependencies: ["PipeServer", "PipeStore", "PipeTestSupport"]),
         .testTarget(name: "PipeChatOpsTests", dependencies: ["PipeChatOps", "PipeTestSupport"]),
+        .testTarget(name: "PipeForgeTests", dependencies: ["PipeForge", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport"]),
     ],
     // Swift 5 mode: the C wrappers hand pointers between one owner thread and its callbacks, which Swift 6's
