@@ -101,6 +101,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             return result
         }
         let verdict = XcodebuildOutcomeClassifier.classify(exit: exit, log: invocation.facts, summary: summary)
+        if let runnerFailure = verdict.testRunnerFailure { facts[LayerResult.testRunnerFailureFact] = runnerFailure }
         return LayerResult(
             outcome: verdict.outcome, evidence: verdict.evidence + evidence, exit: exit, tests: invocation.tests,
             artifacts: artifacts, facts: facts)

@@ -41,4 +41,9 @@ public enum TestRunnerFailure {
     public static func matches(_ text: String) -> Bool {
         texts.contains(where: text.contains)
     }
+
+    /// The runner-failure text `line` holds (the first of `texts`), so two attempts can be told to fail the same way.
+    public static func text(in line: String) -> String? {
+        texts.first(where: line.contains)
+    }
 }

@@ -120,8 +120,10 @@ public enum XcodebuildOutcomeClassifier {
             evidence.addBanner()
             for line in runnerLines.dropFirst().prefix(2) { evidence.add(Self.cut(line)) }
             evidence.addFailures()
-            return evidence.verdict(
+            var verdict = evidence.verdict(
                 .infrastructure, "the test runner failed, not the app under test: \(Self.cut(runnerLine))")
+            verdict.testRunnerFailure = TestRunnerFailure.text(in: runnerLine)
+            return verdict
         }
         if failedTests || log.failedCount > 0 || !log.executionTimeAllowanceLines.isEmpty
             || !log.restartLines.isEmpty
@@ -177,7 +179,10 @@ public enum XcodebuildOutcomeClassifier {
         if log.hasAppFailures || appFailures(in: summary) > 0 { return evidence.testsFailedBeforeTheEnd(ended) }
         if let line = log.testRunnerFailureLines.first {
             evidence.add(ended)
-            return evidence.verdict(.infrastructure, "the test runner failed, not the app under test: \(cut(line))")
+            var verdict = evidence.verdict(
+                .infrastructure, "the test runner failed, not the app under test: \(cut(line))")
+            verdict.testRunnerFailure = TestRunnerFailure.text(in: line)
+            return verdict
         }
         if let line = log.signingErrorLines.first, let fix = SigningFailure.fix(for: line) {
             evidence.add(ended)

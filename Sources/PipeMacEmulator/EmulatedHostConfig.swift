@@ -78,6 +78,10 @@ public struct EmulatedHostConfig: Codable, Equatable {
         public var simulatorBootSeconds: Double?
         /// Something already stands at `-resultBundlePath` on the host (exit 64 before any work).
         public var resultBundlePathExists: Bool?
+        /// The test runner exits before its first test on these simulators (UDIDs; `*` for every one), as when the
+        /// app crashes at launch or the runner cannot bootstrap: Xcode 10's "Early unexpected exit" lines under
+        /// `Testing failed:`, no test runs, exit 65.
+        public var testRunnerEarlyExit: [String]?
     }
 
     public var xcode: Xcode
@@ -166,7 +170,7 @@ public struct EmulatedHostConfig: Codable, Equatable {
         "macOS": ["version", "build"],
         "faults": [
             "startDelaySeconds", "hangAfterTests", "crashMidTest", "diskFullOnBundle", "simulatorBootFailure",
-            "resultBundlePathExists", "simulatorBootSeconds",
+            "resultBundlePathExists", "simulatorBootSeconds", "testRunnerEarlyExit",
         ],
         "runtimes": ["identifier", "name", "version", "buildversion", "platform", "isAvailable", "availabilityError"],
         "deviceTypes": ["identifier", "name", "productFamily", "modelIdentifier", "minRuntimeVersionString"],

@@ -178,6 +178,12 @@ struct XcodebuildTestAction {
             }
         }
 
+        if let early = config.faultSettings.testRunnerEarlyExit, early.contains("*") || early.contains(device.udid) {
+            record.finishTime = Date().timeIntervalSince1970
+            if let failure = saveBundle(record, at: bundlePath, created: started, config: config) { return failure }
+            printEarlyUnexpectedExit(target: runner.testTargets.first ?? scheme + "Tests", bundlePath: bundlePath)
+            return 65
+        }
         context.interrupts?.setPhase(banner: "** TEST INTERRUPTED **")
         let reporter = XCTestReporter(output: stdout)
         var crashed = false
@@ -305,6 +311,24 @@ struct XcodebuildTestAction {
     }
 
     /// `2023-10-31 16:00:10.469 xcodebuild[91460:12396780]`, the NSLog prefix of xcodebuild's stderr lines.
+    /// What Xcode 10 prints when the test runner exits before its first test (`apple-formats.md` Part 2 §6).
+    private func printEarlyUnexpectedExit(target: String, bundlePath: String) {
+        let early = "Early unexpected exit, operation never finished bootstrapping - no restart will be attempted"
+        stderr.line(
+            "\(Self.logPrefix()) Error Domain=IDETestOperationsObserverErrorDomain Code=6 \"\(early)\" "
+                + "UserInfo={NSLocalizedDescription=\(early), NSUnderlyingError=0x7fdd1f417390 {Error "
+                + "Domain=IDETestOperationsObserverErrorDomain Code=5 \"Test runner exited before starting test "
+                + "execution.\"}}")
+        stdout.line()
+        stdout.line("Test session results, code coverage, and logs:")
+        stdout.line("\t\(bundlePath)")
+        stdout.line()
+        stdout.line("Testing failed:")
+        stdout.line("\tTest target \(target) encountered an error (\(early))")
+        stdout.line()
+        stdout.line("** \(action.bannerAction) FAILED **")
+    }
+
     static func logPrefix() -> String {
         let pid = getpid()
         return "\(XCTestReporter.timestamp()) xcodebuild[\(pid):\(Int(pid) * 131 % 9_000_000 + 1_000_000)]"

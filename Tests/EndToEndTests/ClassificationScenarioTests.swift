@@ -169,6 +169,47 @@ final class ClassificationScenarioTests: EmulatedHostTestCase {
         XCTAssertEqual((record["host"] as? [String: Any])?["name"] as? String, "mac-2")
     }
 
+    // MARK: - A test runner that never started
+
+    /// The retry of a runner failure goes to another simulator; the same failure there is the app's, since an app
+    /// that crashes at launch stops the runner the same way on every device.
+    func testTheSameRunnerFailureOnTwoSimulatorsIsTheApps() throws {
+        try setFault("testRunnerEarlyExit", ["*"])
+        let run = try runLogic(
+            try makeProject(pipeline: singleLayer), arguments: ["--param", "infrastructure-retries=1"])
+        XCTAssertEqual(run.layer["outcome"] as? String, "tests-failed", run.output)
+        XCTAssertEqual(run.exitCode, 1, run.output)
+        let attempts = try XCTUnwrap(run.layer["attempts"] as? [[String: Any]])
+        XCTAssertEqual(attempts.map { $0["outcome"] as? String }, ["infrastructure", "infrastructure"])
+        let simulators = attempts.compactMap { $0["simulatorUDID"] as? String }
+        XCTAssertEqual(Set(simulators).count, 2, "the retry ran on another simulator: \(simulators)")
+        let evidence = run.layer["evidence"] as? [String] ?? []
+        XCTAssertEqual(evidence.first, "the test runner never started on two simulators; the app may crash at launch")
+        for (index, udid) in simulators.enumerated() {
+            XCTAssertTrue(
+                evidence.contains {
+                    $0.hasPrefix("attempt \(index + 1) on simulator \(udid): ") && $0.contains("Early unexpected exit")
+                }, run.evidence)
+        }
+    }
+
+    func testARunnerFailureOnOneSimulatorIsTheMachinesAndTheRetryDecides() throws {
+        try setFault("testRunnerEarlyExit", ["*"])
+        let project = try makeProject(pipeline: singleLayer)
+        let both = try runLogic(project, arguments: ["--param", "infrastructure-retries=1"])
+        let first = try XCTUnwrap((both.layer["attempts"] as? [[String: Any]])?.first?["simulatorUDID"] as? String)
+
+        try setFault("testRunnerEarlyExit", [first])
+        let run = try runLogic(project, arguments: ["--param", "infrastructure-retries=1"])
+        let attempts = try XCTUnwrap(run.layer["attempts"] as? [[String: Any]])
+        XCTAssertEqual(attempts.first?["simulatorUDID"] as? String, first, "the same simulator is chosen first")
+        XCTAssertEqual(attempts.map { $0["outcome"] as? String }, ["infrastructure", "passed"], run.output)
+        XCTAssertEqual(run.layer["outcome"] as? String, "passed", run.output)
+        XCTAssertEqual(run.exitCode, 0, run.output)
+        let firstEvidence = (attempts.first?["evidence"] as? [String] ?? []).joined(separator: "\n")
+        XCTAssertTrue(firstEvidence.contains("the test runner failed, not the app under test"), firstEvidence)
+    }
+
     // MARK: - Helpers
 
     private func exitCode(in folder: URL) throws -> String {

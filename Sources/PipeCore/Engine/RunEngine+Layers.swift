@@ -38,6 +38,7 @@ extension RunEngine {
         var usedSimulators: Set<String> = []
         var retriesTaken: [LayerOutcome: Int] = [:]
         var outcomes: [LayerOutcome] = []
+        var runnerFailures: [RunnerFailureAttempt] = []
         let maximumAttempts = 1 + policy.infrastructure + policy.timedOut + policy.tests
         for attempt in 1...maximumAttempts {
             if pluginType.needsSimulator, simulator == nil, !place.pool.fitting.isEmpty {
@@ -124,6 +125,15 @@ extension RunEngine {
             let taken = retriesTaken[result.outcome, default: 0]
             var retries =
                 taken < policy.retries(after: result.outcome) && attempt < maximumAttempts && !cancellation.isCancelled
+            var runnerFailedTwice: [String]?
+            if result.outcome == .infrastructure, let failure = result.facts[LayerResult.testRunnerFailureFact] {
+                let this = RunnerFailureAttempt(
+                    attempt: attempt, failure: failure, simulator: simulator?.udid,
+                    evidence: result.evidence.first ?? failure)
+                runnerFailedTwice = this.repeating(any: runnerFailures)
+                runnerFailures.append(this)
+                if runnerFailedTwice != nil { retries = false }
+            }
             if retries && result.hostSentRefusedContent {
                 // A host that sent what Pipe refuses gets no second chance in this run: the retry moves the run.
                 if let moved = try moveToAnotherHost(
@@ -186,6 +196,10 @@ extension RunEngine {
                 continue
             }
             var finalOutcome = RetryPolicy.finalOutcome(of: outcomes) ?? result.outcome
+            if let runnerFailedTwice {
+                finalOutcome = .testsFailed
+                result.evidence = runnerFailedTwice + result.evidence.dropFirst()
+            }
             if finalOutcome == .flaky, result.tests.isEmpty {
                 // A retry that ran no tests proves nothing: the earlier failure stands.
                 finalOutcome = .testsFailed
@@ -348,5 +362,27 @@ extension RunEngine {
                 layer: name, attempt: 0,
                 result: LayerResultSummary(
                     outcome: outcome, evidence: evidence, exitText: nil, passedTests: 0, failedTests: 0, seconds: 0)))
+    }
+}
+
+/// An attempt that ended because the test runner never got to the tests, and where.
+struct RunnerFailureAttempt {
+    var attempt: Int
+    /// The `TestRunnerFailure` text the plugin matched.
+    var failure: String
+    var simulator: String?
+    var evidence: String
+
+    /// The layer's evidence when an earlier attempt failed the same way on another simulator: an app that crashes
+    /// at launch stops the runner on every simulator, so a second device with the same failure points at the app.
+    func repeating(any earlier: [RunnerFailureAttempt]) -> [String]? {
+        guard let simulator,
+            let first = earlier.first(where: { $0.failure == failure && $0.simulator.map { $0 != simulator } ?? false })
+        else { return nil }
+        return [
+            "the test runner never started on two simulators; the app may crash at launch",
+            "attempt \(first.attempt) on simulator \(first.simulator ?? "?"): \(first.evidence)",
+            "attempt \(attempt) on simulator \(simulator): \(evidence)",
+        ]
     }
 }

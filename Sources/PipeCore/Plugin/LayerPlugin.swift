@@ -140,6 +140,10 @@ public struct LayerResult: Sendable {
     /// engine kills what is left of it when a lost connection forces a new one.
     public static let processGroupFact = "remoteProcessGroup"
 
+    /// The fact that names how the test runner failed before any test ran (a `TestRunnerFailure` text): the engine
+    /// calls the same failure on two simulators the app's, since an app that crashes at launch looks the same.
+    public static let testRunnerFailureFact = "testRunnerFailure"
+
     public init(
         outcome: LayerOutcome, evidence: [String] = [], exit: RemoteExit? = nil, tests: [TestCaseResult] = [],
         artifacts: [ArtifactRecord] = [], facts: [String: String] = [:]
