@@ -11,7 +11,8 @@ import PipeCore
 extension SQLiteRunStore: RunQueue {
     static let queueColumns = """
         run_id, pipeline, ref, parameters, source, priority, requested_by, reason, trigger_key, state, attempt,
-        requeue_of, enqueued_at, claimed_at, claimed_host, claimed_pid, claimed_start, finished_at, problem
+        requeue_of, enqueued_at, claimed_at, claimed_host, claimed_pid, claimed_start, finished_at, problem, forge,
+        rerun_of
         """
 
     public func enqueue(_ request: QueueRequest, at date: Date) throws -> EnqueueOutcome {
@@ -30,6 +31,7 @@ extension SQLiteRunStore: RunQueue {
             return .alreadyTriggered(key: key, runID: existing)
         }
         let parameters = try StoreJSON.encode(request.parameters)
+        let forge = try request.forge.map { try StoreJSON.encode($0) }
         // Four random hex digits per second: a clash with a queued run or a run of `pipe run` is rare; draw again.
         for _ in 0..<64 {
             let runID = RunID.generate(at: date).value
@@ -41,13 +43,13 @@ extension SQLiteRunStore: RunQueue {
             try db.execute(
                 """
                 INSERT INTO run_queue (run_id, pipeline, ref, parameters, source, priority, requested_by, reason,
-                    trigger_key, state, attempt, requeue_of, enqueued_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)
+                    trigger_key, state, attempt, requeue_of, enqueued_at, forge, rerun_of)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)
                 """,
                 [
                     runID, request.pipeline, request.ref, parameters, request.source.rawValue, request.source.priority,
                     request.requestedBy, request.reason, request.triggerKey, attempt, requeueOf,
-                    StoreTimestamp.format(enqueuedAt ?? date),
+                    StoreTimestamp.format(enqueuedAt ?? date), forge, request.rerunOf,
                 ])
             guard let queued = try queueItem(db, runID) else { break }
             return .queued(queued)
@@ -198,7 +200,11 @@ extension SQLiteRunStore: RunQueue {
             request: QueueRequest(
                 pipeline: row.text(1) ?? "", ref: row.text(2),
                 parameters: try parameters(row.text(3), runID: runID),
-                source: source, requestedBy: row.text(6) ?? "", reason: row.text(7), triggerKey: row.text(8)),
+                source: source, requestedBy: row.text(6) ?? "", reason: row.text(7), triggerKey: row.text(8),
+                forge: try row.text(19).map {
+                    try json(ForgeTrigger.self, $0, "the forge event of queued run \(runID)")
+                },
+                rerunOf: row.text(20)),
             priority: row.int(5) ?? source.priority,
             state: try decode(QueuedRun.State.self, row.text(9), "the state of queued run \(runID)"),
             attempt: row.int(10) ?? 1, requeueOf: row.text(11),

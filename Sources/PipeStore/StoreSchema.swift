@@ -262,5 +262,66 @@ enum StoreSchema {
             sql: """
                 ALTER TABLE runs ADD COLUMN code TEXT CHECK (code IS NULL OR json_valid(code));
                 """),
+        Migration(
+            version: 7,
+            summary: "forges: the event behind a queued run, webhook deliveries seen, the outbox of updates for "
+                + "forges, the ids of what Pipe made there, approvals of fork pull requests",
+            sql: """
+                ALTER TABLE run_queue ADD COLUMN forge TEXT CHECK (forge IS NULL OR json_valid(forge));
+                ALTER TABLE run_queue ADD COLUMN rerun_of TEXT;
+
+                CREATE TABLE forge_deliveries (
+                    body_digest TEXT PRIMARY KEY NOT NULL,
+                    forge TEXT NOT NULL,
+                    delivery_id TEXT,
+                    event TEXT NOT NULL,
+                    rate_key TEXT,
+                    received_at TEXT NOT NULL
+                ) STRICT;
+                CREATE UNIQUE INDEX forge_deliveries_by_id ON forge_deliveries (forge, delivery_id)
+                    WHERE delivery_id IS NOT NULL;
+                CREATE INDEX forge_deliveries_by_rate_key ON forge_deliveries (rate_key, received_at)
+                    WHERE rate_key IS NOT NULL;
+                CREATE INDEX forge_deliveries_by_time ON forge_deliveries (received_at);
+
+                CREATE TABLE forge_outbox (
+                    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                    forge TEXT NOT NULL,
+                    target TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    payload TEXT NOT NULL CHECK (json_valid(payload)),
+                    run_id TEXT,
+                    created_at TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at TEXT NOT NULL,
+                    last_error TEXT,
+                    claimed_by TEXT,
+                    claimed_until TEXT,
+                    sent_at TEXT,
+                    CHECK ((state = 'sending') = (claimed_by IS NOT NULL))
+                ) STRICT;
+                CREATE INDEX forge_outbox_waiting ON forge_outbox (next_attempt_at, seq) WHERE state = 'pending';
+                CREATE INDEX forge_outbox_by_target ON forge_outbox (forge, target, state, seq);
+
+                CREATE TABLE forge_objects (
+                    forge TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    recorded_at TEXT NOT NULL,
+                    PRIMARY KEY (forge, key)
+                ) STRICT;
+
+                CREATE TABLE forge_approvals (
+                    forge TEXT NOT NULL,
+                    repository TEXT NOT NULL,
+                    number INTEGER NOT NULL,
+                    head_sha TEXT NOT NULL,
+                    approved_by TEXT NOT NULL,
+                    via TEXT NOT NULL,
+                    approved_at TEXT NOT NULL,
+                    PRIMARY KEY (forge, repository, number, head_sha)
+                ) STRICT;
+                """),
     ]
 }

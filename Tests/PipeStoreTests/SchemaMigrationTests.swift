@@ -11,7 +11,7 @@ final class SchemaMigrationTests: StoreTestCase {
     func testNewFileGetsTheCurrentSchemaInWALMode() throws {
         let store = try openStore()
         XCTAssertEqual(try store.schemaVersion(), SQLiteRunStore.supportedSchemaVersion)
-        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 6)
+        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 7)
         let raw = try rawDatabase()
         XCTAssertEqual(try raw.text("PRAGMA journal_mode"), "wal")
         XCTAssertEqual(try raw.integer("PRAGMA application_id"), 0x5049_5045)
@@ -19,7 +19,8 @@ final class SchemaMigrationTests: StoreTestCase {
         XCTAssertTrue(
             tables.isSuperset(of: [
                 "runs", "layers", "attempts", "test_results", "signoffs", "artifacts", "events", "host_leases",
-                "run_queue", "controller_lock", "schedule_state", "watch_heads",
+                "run_queue", "controller_lock", "schedule_state", "watch_heads", "audit_log", "forge_deliveries",
+                "forge_outbox", "forge_objects", "forge_approvals",
             ]),
             "\(tables)")
     }
@@ -102,22 +103,22 @@ final class SchemaMigrationTests: StoreTestCase {
             try store.createRun(StoreFixtures.newRun(runID), owner: StoreFixtures.owner())
         }
         let raw = try rawDatabase()
-        try raw.execute("PRAGMA user_version = 7")
+        try raw.execute("PRAGMA user_version = 8")
         raw.close()
         let before = try Data(contentsOf: storeURL)
 
         XCTAssertThrowsError(try openStore()) { error in
             XCTAssertEqual(
                 error as? StoreError,
-                .schemaTooNew(path: storeURL.path, found: 7, supported: SQLiteRunStore.supportedSchemaVersion))
+                .schemaTooNew(path: storeURL.path, found: 8, supported: SQLiteRunStore.supportedSchemaVersion))
             let message = "\(error)"
-            XCTAssertTrue(message.contains("schema version 7"), message)
+            XCTAssertTrue(message.contains("schema version 8"), message)
             XCTAssertTrue(message.contains("up to \(SQLiteRunStore.supportedSchemaVersion)"), message)
             XCTAssertTrue(message.contains("newer Pipe"), message)
             XCTAssertTrue(message.contains(storeURL.path), message)
         }
         XCTAssertEqual(try Data(contentsOf: storeURL), before)
-        XCTAssertEqual(try rawDatabase().integer("PRAGMA user_version"), 7)
+        XCTAssertEqual(try rawDatabase().integer("PRAGMA user_version"), 8)
     }
 
     func testDatabaseOfAnotherProgramIsRefusedAndLeftUntouched() throws {

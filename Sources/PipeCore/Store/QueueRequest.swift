@@ -18,10 +18,15 @@ public struct QueueRequest: Sendable, Equatable, Codable {
     /// At most one queued run ever per key (`watch:app-intents:<sha>`, `schedule:nightly:<slot>`): the queue
     /// refuses a second request with the same key, across processes and restarts.
     public var triggerKey: String?
+    /// The forge event behind a `forge` request: the commit, pull request and repository to report to.
+    public var forge: ForgeTrigger?
+    /// The run this one runs again (a re-run asked for on the forge, `pipe rerun`).
+    public var rerunOf: String?
 
     public init(
         pipeline: String, ref: String? = nil, parameters: [String: String] = [:], source: QueueSource,
-        requestedBy: String, reason: String? = nil, triggerKey: String? = nil
+        requestedBy: String, reason: String? = nil, triggerKey: String? = nil, forge: ForgeTrigger? = nil,
+        rerunOf: String? = nil
     ) {
         self.pipeline = pipeline
         self.ref = ref
@@ -30,5 +35,7 @@ public struct QueueRequest: Sendable, Equatable, Codable {
         self.requestedBy = requestedBy
         self.reason = reason
         self.triggerKey = triggerKey
+        self.forge = forge
+        self.rerunOf = rerunOf
     }
 }
