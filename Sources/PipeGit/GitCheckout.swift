@@ -16,6 +16,8 @@ public enum GitCheckout {
     ///     modes and symlinks kept, no `.git`).
     ///   - mirrorsFolder: where bare mirrors are cached (e.g. `<project>/.pipe/git-mirrors`): the first run for a
     ///     repository clones it there, later runs only fetch what changed.
+    ///   - fetchRef: a pull or merge request's head (`refs/pull/7/head`) to fetch on its own first, so that `ref`
+    ///     (its exact head SHA) can be found even when it is on no branch, as a fork's commits are.
     ///   - cancellation: checked while waiting for another run's lock on the same mirror, during the transfer,
     ///     and between steps.
     ///   - trustedRefs: the project's protected refs; the result names the first one the commit is reachable from,
@@ -26,11 +28,11 @@ public enum GitCheckout {
     /// Submodules are not checked out.
     public static func checkout(
         repository: String, ref: String, into workTree: URL, mirrorsFolder: URL,
-        cancellation: CancellationToken? = nil, trustedRefs: [TrustedRefPattern] = []
+        fetchRef: String? = nil, cancellation: CancellationToken? = nil, trustedRefs: [TrustedRefPattern] = []
     ) throws -> CheckoutResult {
         let mirror = try GitMirror(repository: repository, mirrorsFolder: mirrorsFolder)
         return try mirror.withLock(cancellation: cancellation) {
-            let (update, handle) = try mirror.updateLocked(cancellation: cancellation)
+            let (update, handle) = try mirror.updateLocked(fetchRef: fetchRef, cancellation: cancellation)
             let commit = try GitRefResolver(mirror: handle).resolve(ref)
             let protectedRef = try GitReachability.firstProtectedRef(
                 reaching: commit.sha, patterns: trustedRefs, in: handle)

@@ -19,6 +19,8 @@ public enum GitError: Error, Equatable, CustomStringConvertible {
     case cancelled(repository: String, reason: String)
     /// A file-system step around libgit2 failed (creating folders, the mirror lock, renaming the mirror into place).
     case fileSystem(operation: String, path: String, message: String)
+    /// A ref asked to be fetched on its own that is not a pull or merge request's head.
+    case invalidFetchRef(String, reason: String)
     /// Any other libgit2 failure, with libgit2's own text.
     case libgit2(operation: String, repository: String, code: Int32, message: String)
 
@@ -56,6 +58,8 @@ public enum GitError: Error, Equatable, CustomStringConvertible {
         case .fileSystem(let operation, let path, let message):
             return "could not \(operation) at '\(path)': \(message). Check that the folder is writable and the disk "
                 + "has space."
+        case .invalidFetchRef(let ref, let reason):
+            return "will not fetch '\(ref)': \(reason)."
         case .libgit2(let operation, let repository, let code, let message):
             return "git \(operation) failed for '\(repository)': \(message) (libgit2 error \(code))."
         }

@@ -41,9 +41,30 @@ public final class GitMirror {
         self.path = self.mirrorsFolder.appendingPathComponent(location.mirrorFolderName, isDirectory: true)
     }
 
-    /// Brings the mirror up to date with the repository: a clone the first time, a fetch afterwards.
-    public func update(cancellation: CancellationToken? = nil) throws -> GitMirrorUpdate {
-        try withLock(cancellation: cancellation) { try updateLocked(cancellation: cancellation).update }
+    /// Where a pull request's head fetched on its own is kept (`refs/pull/7/head` → `refs/pipe/fetched/pull/7/head`):
+    /// outside the refspecs' destinations, so pruning never drops it.
+    static let fetchedRefPrefix = "refs/pipe/fetched/"
+
+    /// Brings the mirror up to date with the repository: a clone the first time, a fetch afterwards; with
+    /// `fetchRef` (a pull or merge request's head, `refs/pull/7/head`), that one ref too, and no other of its kind.
+    public func update(fetchRef: String? = nil, cancellation: CancellationToken? = nil) throws -> GitMirrorUpdate {
+        try withLock(cancellation: cancellation) {
+            try updateLocked(fetchRef: fetchRef, cancellation: cancellation).update
+        }
+    }
+
+    /// The ref `fetchRef` is kept under in the mirror, once checked: only a pull request's or merge request's head
+    /// (`refs/pull/<n>/head`, `refs/merge-requests/<n>/head`) is fetched on its own, since branches come with every
+    /// fetch.
+    public static func mirrorRef(forFetchRef fetchRef: String) throws -> String {
+        let parts = fetchRef.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "refs", parts[1] == "pull" || parts[1] == "merge-requests",
+            parts[3] == "head", let number = Int(parts[2]), number > 0, String(number) == parts[2]
+        else {
+            throw GitError.invalidFetchRef(
+                fetchRef, reason: "only refs/pull/<number>/head and refs/merge-requests/<number>/head are fetched")
+        }
+        return fetchedRefPrefix + parts.dropFirst().joined(separator: "/")
     }
 
     /// Resolves a ref against what the mirror holds now (call `update` first to see the repository's latest state).
@@ -66,8 +87,10 @@ public final class GitMirror {
     }
 
     /// Clones or fetches; the caller holds the lock. Returns the open mirror for the steps that follow.
-    func updateLocked(cancellation: CancellationToken?) throws -> (update: GitMirrorUpdate, handle: GitRepositoryHandle)
-    {
+    func updateLocked(fetchRef: String? = nil, cancellation: CancellationToken?) throws -> (
+        update: GitMirrorUpdate, handle: GitRepositoryHandle
+    ) {
+        let pinned = try fetchRef.map { ($0, try Self.mirrorRef(forFetchRef: $0)) }
         let clock = ContinuousClock()
         let started = clock.now
         let cloned: Bool
@@ -79,6 +102,11 @@ public final class GitMirror {
         } else {
             cloned = true
             (handle, head) = try cloneIntoPlace(cancellation: cancellation)
+        }
+        if let (source, destination) = pinned {
+            _ = try Self.fetch(
+                into: handle, url: location.remoteURL, refspecs: ["+\(source):\(destination)"], prune: false,
+                cancellation: cancellation)
         }
         let update = GitMirrorUpdate(
             cloned: cloned, seconds: Self.seconds(clock.now - started), remoteHeadSHA: head.sha,
@@ -192,9 +220,10 @@ public final class GitMirror {
     /// match leaks its PCRE2 match data (≈ 20 KB each with PCRE2 10.42) for every config entry that does not match
     /// — ≈ 270 KB per fetch, kept for good by a controller that runs thousands of runs (libgit2/libgit2#6382, fixed
     /// in 1.6). The mirror's config, written by Pipe, has no such rule, and no global config is read.
-    static func fetch(into handle: GitRepositoryHandle, url: String, cancellation: CancellationToken?) throws
-        -> RemoteHead
-    {
+    static func fetch(
+        into handle: GitRepositoryHandle, url: String, refspecs: [String] = fetchRefspecs, prune: Bool = true,
+        cancellation: CancellationToken?
+    ) throws -> RemoteHead {
         if let reason = cancellation?.cancellationReason {
             throw GitError.cancelled(repository: handle.repository, reason: reason)
         }
@@ -209,18 +238,18 @@ public final class GitMirror {
         try handle.check(git_remote_create_with_opts(&remote, url, &createOptions), "set up the mirror's remote")
         defer { git_remote_free(remote) }
 
-        let (code, abortReason) = withFetchOptions(cancellation: cancellation) { options, context in
-            withRefspecs { refspecs in
-                (git_remote_fetch(remote, &refspecs, &options, "pipe: fetch"), context.abortReason)
+        let (code, abortReason) = withFetchOptions(prune: prune, cancellation: cancellation) { options, context in
+            withStringArray(refspecs) { array in
+                (git_remote_fetch(remote, &array, &options, "pipe: fetch"), context.abortReason)
             }
         }
         try throwFetchFailure(code: code, abortReason: abortReason, operation: "fetch", repository: handle.repository)
         return try pointHead(of: handle, atHeadOf: remote)
     }
 
-    /// `fetchRefspecs` as libgit2's string array, for the length of `body`.
-    private static func withRefspecs<T>(_ body: (inout git_strarray) -> T) -> T {
-        var strings: [UnsafeMutablePointer<CChar>?] = fetchRefspecs.map { strdup($0) }
+    /// `refspecs` as libgit2's string array, for the length of `body`.
+    private static func withStringArray<T>(_ refspecs: [String], _ body: (inout git_strarray) -> T) -> T {
+        var strings: [UnsafeMutablePointer<CChar>?] = refspecs.map { strdup($0) }
         defer { for string in strings { free(string) } }
         return strings.withUnsafeMutableBufferPointer { buffer in
             var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
@@ -230,11 +259,12 @@ public final class GitMirror {
 
     /// Fetch options shared by clone and fetch: prune, no FETCH_HEAD, cancellation through the progress callbacks.
     private static func withFetchOptions<T>(
-        cancellation: CancellationToken?, _ body: (inout git_fetch_options, GitCallbackContext) -> T
+        prune: Bool = true, cancellation: CancellationToken?,
+        _ body: (inout git_fetch_options, GitCallbackContext) -> T
     ) -> T {
         var options = git_fetch_options()
         git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION))
-        options.prune = GIT_FETCH_PRUNE
+        options.prune = prune ? GIT_FETCH_PRUNE : GIT_FETCH_NO_PRUNE
         options.update_fetchhead = 0
         // The refspecs name the tags explicitly; automatic tag following would only add tags outside them.
         options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE

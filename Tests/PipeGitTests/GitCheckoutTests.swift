@@ -175,6 +175,52 @@ final class GitCheckoutTests: XCTestCase {
         }
     }
 
+    func testAPullRequestHeadOnNoBranchIsFetchedByItsOwnRefAndKeptThroughPruning() throws {
+        _ = try checkout("main")
+        // A fork's commit: on the forge it is only under refs/pull/7/head.
+        try fixture.git("checkout", "-q", "-b", "fork-work")
+        let forkHead = try fixture.commit("fork work", files: ["fork.txt": "from a fork\n"])
+        try fixture.git("update-ref", "refs/pull/7/head", forkHead)
+        try fixture.git("checkout", "-q", "main")
+        try fixture.git("branch", "-q", "-D", "fork-work")
+        assertThrowsGitError(try checkout(forkHead)) { error in
+            guard case .unknownRef = error else { return XCTFail("expected unknownRef, got \(error)") }
+        }
+
+        let pulled = try GitCheckout.checkout(
+            repository: fixture.repository.path, ref: forkHead, into: fixture.path("runs/pull-7"),
+            mirrorsFolder: fixture.mirrors, fetchRef: "refs/pull/7/head")
+        XCTAssertEqual(pulled.commitSHA, forkHead)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: pulled.workTree.appendingPathComponent("fork.txt").path))
+
+        // A later fetch prunes branches, but not the pull request's head, so a run still waiting finds it.
+        _ = try fixture.commit("more on main", files: ["README.md": "version 3\n"])
+        XCTAssertEqual(try checkout(forkHead).commitSHA, forkHead)
+        let mirror = try GitMirror(repository: fixture.repository.path, mirrorsFolder: fixture.mirrors)
+        XCTAssertEqual(try mirror.resolve(ref: "refs/pipe/fetched/pull/7/head").sha, forkHead)
+    }
+
+    func testOnlyPullAndMergeRequestHeadsAreFetchedOnTheirOwn() throws {
+        XCTAssertEqual(
+            try GitMirror.mirrorRef(forFetchRef: "refs/merge-requests/12/head"),
+            "refs/pipe/fetched/merge-requests/12/head")
+        for ref in [
+            "refs/pull/*/head", "refs/heads/main", "refs/pull/07/head", "refs/pull/7/merge", "refs/pull/0/head",
+            "refs/pull/7/head:refs/heads/main", "+refs/pull/7/head", "refs/pull/../head",
+        ] {
+            assertThrowsGitError(
+                try GitCheckout.checkout(
+                    repository: fixture.repository.path, ref: "main", into: fixture.path("runs/\(UUID())"),
+                    mirrorsFolder: fixture.mirrors, fetchRef: ref)
+            ) { error in
+                guard case .invalidFetchRef(let refused, _) = error else {
+                    return XCTFail("expected invalidFetchRef for \(ref), got \(error)")
+                }
+                XCTAssertEqual(refused, ref)
+            }
+        }
+    }
+
     func testWorkTreeHoldsExactlyTheCommittedFiles() throws {
         try fixture.commit("tree", files: ["Sources/App/main.swift": "print(1)\n", ".gitignore": "*.log\n"])
         try fixture.write("README.md", "uncommitted edit\n")

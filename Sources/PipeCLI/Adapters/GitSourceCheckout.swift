@@ -18,13 +18,13 @@ struct GitSourceCheckout: SourceCheckout {
             let result = try GitCheckout.checkout(
                 repository: location ?? projectDirectory.path, ref: repository.ref, into: folder,
                 mirrorsFolder: projectDirectory.appendingPathComponent(".pipe/git-mirrors", isDirectory: true),
-                cancellation: cancellation, trustedRefs: trustedRefs)
+                fetchRef: repository.fetchRef, cancellation: cancellation, trustedRefs: trustedRefs)
             return CheckedOutSource(
                 commit: result.commitSHA, resolvedRef: result.resolvedRef, workTree: result.workTree,
                 protectedRef: result.protectedRef)
         } catch let error as GitError {
             switch error {
-            case .unknownRef, .repositoryNotFound, .ambiguousRef, .notACommit, .emptyRepository:
+            case .unknownRef, .repositoryNotFound, .ambiguousRef, .notACommit, .emptyRepository, .invalidFetchRef:
                 // The request names something that is not there: the person must change the ref or the URL.
                 throw RequestError(error.description)
             default:

@@ -41,8 +41,13 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
     }
 
     func prepare(_ item: QueuedRun) throws -> RunRequest {
-        let pipeline = try loadPipeline(
+        var pipeline = try loadPipeline(
             item.request.pipeline, parameters: item.request.parameters, ref: item.request.ref)
+        if let forge = item.request.forge {
+            // The exact head the event named, fetched by its pull request's own ref (a fork's is on no branch).
+            pipeline.repository.ref = forge.headSHA
+            if forge.event != .push { pipeline.repository.fetchRef = forge.fetchRef }
+        }
         let secrets = try SecretValues.resolve(
             pipeline.secrets, environment: environment, projectDirectory: project.url)
         guard let runID = RunID(item.runID) else {
@@ -50,8 +55,15 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
         }
         return RunRequest(
             pipeline: pipeline, projectDirectory: project.url, requestedBy: item.request.requestedBy,
-            reason: item.request.reason, trigger: item.request.source.rawValue, secrets: secrets, runID: runID,
-            trustedRefs: try loadProjectConfig().trustedRefs)
+            reason: item.request.reason, trigger: item.request.source.rawValue, rerunOf: item.request.rerunOf,
+            secrets: secrets, runID: runID, trustedRefs: try loadProjectConfig().trustedRefs,
+            codeOrigin: Self.codeOrigin(of: item.request))
+    }
+
+    /// A fork's pull request is code from outside the project, whatever its branch is called.
+    static func codeOrigin(of request: QueueRequest) -> CodeOrigin {
+        guard let forge = request.forge, let fork = forge.fork else { return .project }
+        return .outside("the fork \(fork) of \(forge.repository) (pull request #\(forge.number ?? 0))")
     }
 
     /// The hosts the run may use, as far as its code's level is known before its checkout (`HostTrustCheck`).
@@ -59,7 +71,9 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
         let pipeline = try loadPipeline(item.request.pipeline, parameters: item.request.parameters, ref: nil)
         let chosen = try HostChooser.candidates(for: pipeline.hostSelection, override: nil, among: try loadHosts())
         let trustedRefs = (try? loadProjectConfig().trustedRefs) ?? []
-        return HostTrustCheck.plausible(chosen, origin: pipeline.repository.origin, trustedRefs: trustedRefs)
+        let origin = Self.codeOrigin(of: item.request)
+        return HostTrustCheck.plausible(
+            chosen, origin: origin == .project ? pipeline.repository.origin : origin, trustedRefs: trustedRefs)
     }
 
     /// The project file (`project.yml`); a broken one fails the run that needs it, with its problems.

@@ -57,6 +57,9 @@ public struct RepositorySpec: Sendable, Equatable {
     /// The pipeline file's `url` holds a `${…}`: a parameter or the environment chose the source, not the project
     /// (its code is then `untrusted`, `CodeOrigin`).
     public var locationIsInterpolated: Bool
+    /// A pull or merge request's head (`refs/pull/7/head`) to fetch on its own before `ref` (its exact SHA) is
+    /// resolved: set by the controller for a forge's pull request, never by a pipeline file.
+    public var fetchRef: String?
 
     public init(
         location: String? = nil, ref: String = "HEAD", workspacePath: String = ".", locationIsInterpolated: Bool = false
