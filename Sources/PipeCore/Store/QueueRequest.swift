@@ -1,3 +1,5 @@
+import PipeBasics
+
 /// What a trigger asks the controller to run: a pipeline of the project folder, by name, with a ref and
 /// parameters, and who asked and why.
 ///
@@ -37,5 +39,19 @@ public struct QueueRequest: Sendable, Equatable, Codable {
         self.triggerKey = triggerKey
         self.forge = forge
         self.rerunOf = rerunOf
+    }
+}
+
+extension QueueRequest {
+    /// The trigger key of a pipeline's run at one commit with its parameters, shared by watches and forges' events:
+    /// a commit that a watch and a webhook both see, or that a pull request and its branch both point at, runs once.
+    public static func commitKey(pipeline: String, sha: String, parameters: [String: String]) -> String {
+        let key = "commit:\(pipeline):\(sha.lowercased())"
+        guard !parameters.isEmpty else { return key }
+        // Each name and value with its length first, so no value can read as another parameter.
+        let text = parameters.sorted { $0.key < $1.key }.map {
+            "\($0.key.utf8.count):\($0.key)\($0.value.utf8.count):\($0.value)"
+        }.joined()
+        return key + ":" + SHA256Digest.hex(of: Array(text.utf8)).prefix(16)
     }
 }

@@ -108,7 +108,7 @@ final class WatchPoller: @unchecked Sendable {
             let request = QueueRequest(
                 pipeline: watch.pipeline, ref: sha, parameters: watch.parameters, source: .watch,
                 requestedBy: "watch \(watch.name)", reason: "new commit \(sha.prefix(12)) on branch \(branch)",
-                triggerKey: "watch:\(watch.pipeline):\(sha)")
+                triggerKey: QueueRequest.commitKey(pipeline: watch.pipeline, sha: sha, parameters: watch.parameters))
             do {
                 switch try store.enqueue(request, at: clock()) {
                 case .queued(let queued):
