@@ -82,7 +82,9 @@ extension SQLiteRunStore: ForgeStore {
         }
     }
 
-    public func claimForgeUpdate(owner: String, at date: Date, leaseSeconds: Double) throws -> ForgeUpdate? {
+    public func claimForgeUpdate(
+        owner: String, at date: Date, leaseSeconds: Double, excludingForges: Set<String>
+    ) throws -> ForgeUpdate? {
         try requireName(owner, "sender")
         let now = StoreTimestamp.format(date)
         return try write { db in
@@ -92,14 +94,16 @@ extension SQLiteRunStore: ForgeStore {
                 UPDATE forge_outbox SET state = 'pending', claimed_by = NULL, claimed_until = NULL
                 WHERE state = 'sending' AND claimed_until <= ?
                 """, [now])
+            let excluded = excludingForges.sorted()
             let target = try db.first(
                 """
                 SELECT forge, target FROM forge_outbox AS waiting
                 WHERE state = 'pending' AND next_attempt_at <= ? AND NOT EXISTS (
                     SELECT 1 FROM forge_outbox AS held
                     WHERE held.forge = waiting.forge AND held.target = waiting.target AND held.state = 'sending')
+                    AND forge NOT IN (\(excluded.map { _ in "?" }.joined(separator: ", ")))
                 ORDER BY seq LIMIT 1
-                """, [now]
+                """, [now] + excluded
             ) { row in (row.text(0) ?? "", row.text(1) ?? "") }
             guard let target else { return nil }
             guard

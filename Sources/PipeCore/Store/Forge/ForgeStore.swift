@@ -22,8 +22,10 @@ public protocol ForgeStore: AnyObject {
     func enqueueForgeUpdate(_ draft: ForgeUpdate.Draft) throws -> ForgeUpdate
 
     /// Takes the newest due update of the oldest target no live claim holds, for `owner`, until `date` plus
-    /// `leaseSeconds`; the older waiting updates of that target become `superseded`. `nil` when nothing is due.
-    func claimForgeUpdate(owner: String, at date: Date, leaseSeconds: Double) throws -> ForgeUpdate?
+    /// `leaseSeconds`, leaving out the forges in `excludingForges` (waiting out a rate limit); the older waiting
+    /// updates of that target become `superseded`. `nil` when nothing is due.
+    func claimForgeUpdate(owner: String, at date: Date, leaseSeconds: Double, excludingForges: Set<String>) throws
+        -> ForgeUpdate?
 
     /// Ends a claimed update: sent, to be tried again at a later time, or given up; and lets go of its target.
     /// `false` when `owner` no longer holds it (its claim ran out and another sender took the target).
@@ -48,4 +50,11 @@ public protocol ForgeStore: AnyObject {
 
     /// The approval of exactly this head commit, if any: a later push needs a new one.
     func forgeApproval(forge: String, repository: String, number: Int, headSHA: String) throws -> ForgeApproval?
+}
+
+extension ForgeStore {
+    /// A claim from every forge.
+    public func claimForgeUpdate(owner: String, at date: Date, leaseSeconds: Double) throws -> ForgeUpdate? {
+        try claimForgeUpdate(owner: owner, at: date, leaseSeconds: leaseSeconds, excludingForges: [])
+    }
 }
