@@ -4,8 +4,7 @@ struct HubPayloadReader {
     let forge: ForgeKind
     let body: [UInt8]
 
-    /// - Parameter type: Gitea's `X-Gitea-Event-Type`, finer than the event (`pull_request_label`).
-    func read(event: String, type: String? = nil) throws(WebhookRefusal) -> WebhookEvent {
+    func read(event: String) throws(WebhookRefusal) -> WebhookEvent {
         switch event {
         case "push": return .push(try push())
         case "pull_request": return .pullRequest(try pullRequest())

@@ -20,9 +20,7 @@ public enum WebhookReader {
         let content: WebhookEvent
         switch verified.kind {
         case .github: content = try HubPayloadReader(forge: .github, body: request.body).read(event: eventName)
-        case .gitea:
-            let type = try request.single("X-Gitea-Event-Type")
-            content = try HubPayloadReader(forge: .gitea, body: request.body).read(event: eventName, type: type)
+        case .gitea: content = try HubPayloadReader(forge: .gitea, body: request.body).read(event: eventName)
         case .gitlab: content = try GitLabPayloadReader(body: request.body).read(event: eventName)
         }
         return WebhookDelivery(
