@@ -58,8 +58,13 @@ final class ForgesValidateTests: XCTestCase {
             let result = try pipe(arguments)
             XCTAssertEqual(result.exitCode, 2, result.combined)
             XCTAssertTrue(result.stderr.contains("forges.yml:5:12: error: forges.github.token: the API token itself"))
-            XCTAssertTrue(result.stderr.contains("forges.yml:7:34: error: forges.github.pull-requests[0].pipelines[0]: no pipeline 'app-intent'"), result.stderr)
-            XCTAssertTrue(result.stderr.contains("forges.yml:8:5: error: forges.github.forkz: unknown key; did you mean 'forks'?"), result.stderr)
+            XCTAssertTrue(
+                result.stderr.contains(
+                    "forges.yml:7:34: error: forges.github.pull-requests[0].pipelines[0]: no pipeline 'app-intent'"),
+                result.stderr)
+            XCTAssertTrue(
+                result.stderr.contains(
+                    "forges.yml:8:5: error: forges.github.forkz: unknown key; did you mean 'forks'?"), result.stderr)
             XCTAssertFalse(result.stderr.contains("ghp_literal"), "the secret is never printed")
         }
         let pipelineOnly = try pipe(["validate", "app-intents"])

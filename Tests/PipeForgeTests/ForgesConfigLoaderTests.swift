@@ -23,6 +23,19 @@ final class ForgesConfigLoaderTests: XCTestCase {
         }
     }
 
+    /// A GitHub forge with its required keys, then `rest` (its further keys, indented by four spaces).
+    func githubForge(_ rest: String) -> String {
+        """
+        forges:
+          github:
+            kind: github
+            repository: acme/reader
+            token: {env: T}
+            webhook: {secret: {env: S}}
+
+        """ + rest
+    }
+
     func testEveryForgeKindWithItsSettingsIsRead() throws {
         let config = try load(
             """
@@ -88,13 +101,16 @@ final class ForgesConfigLoaderTests: XCTestCase {
         XCTAssertNil(ghe.token, "a GitHub App needs no token")
         XCTAssertEqual(ghe.webhook.secret, .environment("GHE_WEBHOOK_SECRET"))
         XCTAssertEqual(ghe.webhook.maxBodyBytes, 10 * 1024 * 1024)
-        XCTAssertEqual(ghe.app, GitHubAppConfig(appID: 12345, privateKey: .file("secrets/app.pem"), installationID: 678))
+        XCTAssertEqual(
+            ghe.app, GitHubAppConfig(appID: 12345, privateKey: .file("secrets/app.pem"), installationID: 678))
         XCTAssertTrue(ghe.checksReplaceStatuses)
         XCTAssertFalse(ghe.comment)
         XCTAssertFalse(ghe.supersede)
         XCTAssertEqual(
             ghe.forks,
-            .approved(ForkApproval(label: "pipe-approved", forgeUsers: ["alice", "bob"], chatUsers: ["U0123"], command: true)))
+            .approved(
+                ForkApproval(label: "pipe-approved", forgeUsers: ["alice", "bob"], chatUsers: ["U0123"], command: true))
+        )
         XCTAssertEqual(ghe.pipelines(forPushTo: "refs/heads/release/2.0"), ["app-intents", "release"])
         XCTAssertEqual(ghe.pipelines(forPushTo: "refs/tags/v1.2"), ["app-intents", "release"])
         XCTAssertEqual(ghe.pipelines(forPushTo: "refs/heads/feature/x"), [])
@@ -183,9 +199,11 @@ final class ForgesConfigLoaderTests: XCTestCase {
                 fork: never
             """)
         let text = found.joined(separator: "\n")
-        XCTAssertTrue(text.contains("forges.yml:5:5: error: forges.github.tokn: unknown key; did you mean 'token'?"), text)
+        XCTAssertTrue(
+            text.contains("forges.yml:5:5: error: forges.github.tokn: unknown key; did you mean 'token'?"), text)
         XCTAssertTrue(text.contains("forges.github.webhook.pth: unknown key; did you mean 'path'?"), text)
-        XCTAssertTrue(text.contains("forges.yml:8:5: error: forges.github.fork: unknown key; did you mean 'forks'?"), text)
+        XCTAssertTrue(
+            text.contains("forges.yml:8:5: error: forges.github.fork: unknown key; did you mean 'forks'?"), text)
         XCTAssertTrue(text.contains("missing required key 'token'"), text)
     }
 
@@ -214,23 +232,19 @@ final class ForgesConfigLoaderTests: XCTestCase {
                 push: {branches: [main], pipelines: [app-intents]}
             """)
         XCTAssertEqual(found.count, 2, found.joined(separator: "\n"))
-        XCTAssertTrue(found[0].hasPrefix("forges.yml:12:14: error: forges.two.webhook.path: forge 'one' already"), found[0])
+        XCTAssertTrue(
+            found[0].hasPrefix("forges.yml:12:14: error: forges.two.webhook.path: forge 'one' already"), found[0])
         XCTAssertTrue(found[0].contains("/hooks/github-two"), "suggests a path of its own: \(found[0])")
         XCTAssertTrue(found[1].hasPrefix("forges.yml:19:21: error: forges.three.webhook.path: forge 'one'"), found[1])
     }
 
     func testPipelinesMustExistInTheProject() {
         let found = problems(
-            """
-            forges:
-              github:
-                kind: github
-                repository: acme/reader
-                token: {env: T}
-                webhook: {secret: {env: S}}
-                push: [{branches: [main], pipelines: [app-intent]}]
-                pull-requests: [{pipelines: [unknown-one]}]
-            """)
+            githubForge(
+                """
+                    push: [{branches: [main], pipelines: [app-intent]}]
+                    pull-requests: [{pipelines: [unknown-one]}]
+                """))
         XCTAssertTrue(
             found[0].hasPrefix(
                 "forges.yml:7:43: error: forges.github.push[0].pipelines[0]: no pipeline 'app-intent' in pipelines/; "
@@ -265,7 +279,8 @@ final class ForgesConfigLoaderTests: XCTestCase {
         XCTAssertTrue(text.contains("forges.gitea.webhook.signing-token: is GitLab's"), text)
         XCTAssertTrue(text.contains("forges.gitea.app: GitHub Apps are GitHub's"), text)
         XCTAssertTrue(text.contains("forges.gitea.checks: check runs are GitHub's"), text)
-        XCTAssertTrue(text.contains("forges.github.repository: 'acme/reader/extra' is not a repository of github"), text)
+        XCTAssertTrue(
+            text.contains("forges.github.repository: 'acme/reader/extra' is not a repository of github"), text)
         XCTAssertTrue(text.contains("forges.github.webhook.timestamp-tolerance: is used only with signing-token"), text)
         XCTAssertTrue(text.contains("forges.github.checks: check runs need a GitHub App"), text)
         XCTAssertTrue(text.contains("pull-requests.actions[0]: 'merged' is not an action that runs pipelines"), text)
@@ -274,16 +289,11 @@ final class ForgesConfigLoaderTests: XCTestCase {
     func testForkPolicies() throws {
         func forks(_ value: String) throws -> ForkPolicy {
             let config = try load(
+                githubForge(
                     """
-                    forges:
-                      github:
-                        kind: github
-                        repository: acme/reader
-                        token: {env: T}
-                        webhook: {secret: {env: S}}
                         pull-requests: {pipelines: [app-intents]}
                         forks: \(value)
-                    """)
+                    """))
             return config.forges[0].forks
         }
         XCTAssertEqual(try forks("never"), .never)

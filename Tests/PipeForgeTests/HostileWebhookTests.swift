@@ -17,8 +17,9 @@ final class HostileWebhookTests: XCTestCase {
 
     func read(_ body: [UInt8]) -> Result<PullRequestEvent, WebhookRefusal> {
         do {
-            guard case .pullRequest(let event) = try WebhookDeliveries.read(.github, event: "pull_request", body: body)
-                .event
+            guard
+                case .pullRequest(let event) = try WebhookDeliveries.read(.github, event: "pull_request", body: body)
+                    .event
             else { return .failure(WebhookRefusal(.malformed, "not a pull request")) }
             return .success(event)
         } catch {
@@ -53,7 +54,8 @@ final class HostileWebhookTests: XCTestCase {
                 XCTAssertNil(GitRefName.problem(withBranch: name), "only names git accepts are kept: \(name)")
             case .failure(let refusal):
                 XCTAssertTrue(refusal.message.hasPrefix("pull_request.head.ref is not a valid branch name: it "))
-                refused[name] = String(refusal.message.dropFirst("pull_request.head.ref is not a valid branch name: it ".count))
+                refused[name] = String(
+                    refusal.message.dropFirst("pull_request.head.ref is not a valid branch name: it ".count))
             }
         }
         XCTAssertEqual(refused["../../../../etc/passwd"], "holds '..'")
@@ -109,7 +111,9 @@ final class HostileWebhookTests: XCTestCase {
     }
 
     func testAPushToAnInvalidRefIsRefused() throws {
-        let body = try WebhookDeliveries.edited("github/webhooks/push.normal.go-scm.json") { $0["ref"] = "refs/heads/a..b" }
+        let body = try WebhookDeliveries.edited("github/webhooks/push.normal.go-scm.json") {
+            $0["ref"] = "refs/heads/a..b"
+        }
         XCTAssertThrowsError(try WebhookDeliveries.read(.github, event: "push", body: body)) { error in
             XCTAssertEqual((error as? WebhookRefusal)?.message, "ref is not a valid git ref: it holds '..'")
         }
@@ -126,7 +130,9 @@ final class HostileWebhookTests: XCTestCase {
             object["extra"] = value
         }
         XCTAssertThrowsError(try WebhookDeliveries.read(.github, event: "pull_request", body: nested))
-        let quotedBrackets = try WebhookDeliveries.edited(pullRequest) { $0["note"] = String(repeating: "[{", count: 500) }
+        let quotedBrackets = try WebhookDeliveries.edited(pullRequest) {
+            $0["note"] = String(repeating: "[{", count: 500)
+        }
         XCTAssertNoThrow(try WebhookDeliveries.read(.github, event: "pull_request", body: quotedBrackets), "in strings")
 
         let missing = try editedPullRequest { $0["head"] = nil }
@@ -137,7 +143,8 @@ final class HostileWebhookTests: XCTestCase {
         }
         let mistyped = try editedPullRequest { $0["number"] = "2" }
         if case .failure(let refusal) = read(mistyped) {
-            XCTAssertTrue(refusal.message.hasPrefix("the pull_request payload has the wrong type at pull_request.number"))
+            XCTAssertTrue(
+                refusal.message.hasPrefix("the pull_request payload has the wrong type at pull_request.number"))
         } else {
             XCTFail("a number given as text is refused")
         }

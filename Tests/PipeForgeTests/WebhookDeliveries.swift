@@ -41,12 +41,12 @@ enum WebhookDeliveries {
 
     /// A contract payload, edited as JSON (for events the pack has no example of).
     static func edited(_ path: String, _ edit: (inout [String: Any]) -> Void) throws -> [UInt8] {
-        var object = try XCTUnwrapObject(JSONSerialization.jsonObject(with: Data(ForgeContractFiles.bytes(path))))
+        var object = try jsonObject(JSONSerialization.jsonObject(with: Data(ForgeContractFiles.bytes(path))))
         edit(&object)
         return [UInt8](try JSONSerialization.data(withJSONObject: object))
     }
 
-    private static func XCTUnwrapObject(_ value: Any) throws -> [String: Any] {
+    private static func jsonObject(_ value: Any) throws -> [String: Any] {
         guard let object = value as? [String: Any] else { throw WebhookRefusal(.malformed, "not an object") }
         return object
     }

@@ -14,7 +14,8 @@ final class WebhookReaderTests: XCTestCase {
         _ sender: String?
     ) -> WebhookEvent {
         .push(
-            PushEvent(ref: ref, refKind: kind, name: name, before: before, after: after, repository: repo, sender: sender))
+            PushEvent(
+                ref: ref, refKind: kind, name: name, before: before, after: after, repository: repo, sender: sender))
     }
 
     /// File → (event header, expected event), for every payload of one forge.
@@ -50,7 +51,8 @@ final class WebhookReaderTests: XCTestCase {
                     "check_run",
                     .checkRerequested(
                         CheckRerequest(
-                            scope: .checkRun(id: 4, externalID: nil), headSHA: "d6fde92930d4715a2b49857d24b940956b26d2d3",
+                            scope: .checkRun(id: 4, externalID: nil),
+                            headSHA: "d6fde92930d4715a2b49857d24b940956b26d2d3",
                             headBranch: "master", appID: 2, repository: "github/hello-world", sender: "octocat"))
                 ),
                 "check_suite.requested.octokit.json": (
@@ -258,9 +260,11 @@ final class WebhookReaderTests: XCTestCase {
             attributes["oldrev"] = "95790bf891e76fee5e1747ab589903a6a1f80f22"
             object["object_attributes"] = attributes
         }
-        guard case .pullRequest(let synchronized) = try WebhookDeliveries.read(
-            .gitlab, event: "Merge Request Hook", body: update
-        ).event else { return XCTFail("not a merge request") }
+        guard
+            case .pullRequest(let synchronized) = try WebhookDeliveries.read(
+                .gitlab, event: "Merge Request Hook", body: update
+            ).event
+        else { return XCTFail("not a merge request") }
         XCTAssertEqual(synchronized.action, .synchronized)
         XCTAssertEqual(synchronized.previousHeadSHA, "95790bf891e76fee5e1747ab589903a6a1f80f22")
         XCTAssertEqual(synchronized.headFetchRef(.gitlab), "refs/merge-requests/1/head")
@@ -270,9 +274,11 @@ final class WebhookReaderTests: XCTestCase {
             attributes["action"] = "update"
             object["object_attributes"] = attributes
         }
-        guard case .pullRequest(let event) = try WebhookDeliveries.read(
-            .gitlab, event: "Merge Request Hook", body: labeled
-        ).event else { return XCTFail("not a merge request") }
+        guard
+            case .pullRequest(let event) = try WebhookDeliveries.read(
+                .gitlab, event: "Merge Request Hook", body: labeled
+            ).event
+        else { return XCTFail("not a merge request") }
         XCTAssertEqual(event.action, .labeled)
         XCTAssertEqual(event.addedLabels, ["Platform"])
         XCTAssertEqual(event.sender, "user1")
@@ -283,8 +289,9 @@ final class WebhookReaderTests: XCTestCase {
             object["action"] = "labeled"
             object["label"] = ["name": "pipe-approved", "id": 1]
         }
-        guard case .pullRequest(let event) = try WebhookDeliveries.read(.github, event: "pull_request", body: github)
-            .event
+        guard
+            case .pullRequest(let event) = try WebhookDeliveries.read(.github, event: "pull_request", body: github)
+                .event
         else { return XCTFail("not a pull request") }
         XCTAssertEqual(event.action, .labeled)
         XCTAssertEqual(event.addedLabels, ["pipe-approved"])
@@ -297,9 +304,11 @@ final class WebhookReaderTests: XCTestCase {
             request["labels"] = [["name": "pipe-approved", "id": 3]]
             object["pull_request"] = request
         }
-        guard case .pullRequest(let giteaEvent) = try WebhookDeliveries.read(
-            .gitea, event: "pull_request", body: gitea, extra: [.init("X-Gitea-Event-Type", "pull_request_label")]
-        ).event else { return XCTFail("not a pull request") }
+        guard
+            case .pullRequest(let giteaEvent) = try WebhookDeliveries.read(
+                .gitea, event: "pull_request", body: gitea, extra: [.init("X-Gitea-Event-Type", "pull_request_label")]
+            ).event
+        else { return XCTFail("not a pull request") }
         XCTAssertEqual(giteaEvent.action, .labeled)
         XCTAssertEqual(giteaEvent.addedLabels, ["pipe-approved"], "Gitea sends the labels now, not the one added")
     }

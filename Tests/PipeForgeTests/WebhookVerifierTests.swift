@@ -41,9 +41,16 @@ final class WebhookVerifierTests: XCTestCase {
     func testGitHubsDocumentedExampleVerifies() throws {
         let verifier = WebhookVerifier(kind: .github, secret: Array("It's a Secret to Everybody".utf8))
         let signature = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
-        XCTAssertNoThrow(try verifier.verify(request([Header("x-hub-signature-256", signature)], Array("Hello, World!".utf8))))
         XCTAssertNoThrow(
-            try verifier.verify(request([Header("X-Hub-Signature-256", signature.uppercased().replacingOccurrences(of: "SHA256=", with: "sha256="))], Array("Hello, World!".utf8))),
+            try verifier.verify(request([Header("x-hub-signature-256", signature)], Array("Hello, World!".utf8))))
+        XCTAssertNoThrow(
+            try verifier.verify(
+                request(
+                    [
+                        Header(
+                            "X-Hub-Signature-256",
+                            signature.uppercased().replacingOccurrences(of: "SHA256=", with: "sha256="))
+                    ], Array("Hello, World!".utf8))),
             "hex digits in either case")
     }
 
@@ -53,19 +60,42 @@ final class WebhookVerifierTests: XCTestCase {
         let verifier = WebhookVerifier(kind: .github, secret: secret)
         var tampered = body
         tampered[100] ^= 0x01
-        let forged = "sha256=" + Hex.encode(HMACDigest.authenticationCode(.sha256, key: Array("guess".utf8), message: body))
+        let forged =
+            "sha256=" + Hex.encode(HMACDigest.authenticationCode(.sha256, key: Array("guess".utf8), message: body))
         let cases: [(String, WebhookRequest, String)] = [
-            ("one byte of the body changed", request([Header("X-Hub-Signature-256", good)], tampered), "does not match"),
+            (
+                "one byte of the body changed", request([Header("X-Hub-Signature-256", good)], tampered),
+                "does not match"
+            ),
             ("signed with another secret", request([Header("X-Hub-Signature-256", forged)], body), "does not match"),
             ("no signature", request([], body), "no X-Hub-Signature-256 header"),
-            ("only the SHA-1 one", request([Header("X-Hub-Signature", "sha1=fd70974f71df3998ccfb35445d10a5340fcef945")], body), "no X-Hub-Signature-256"),
-            ("sent twice", request([Header("X-Hub-Signature-256", good), Header("X-Hub-Signature-256", forged)], body), "sent 2 times"),
-            ("sent twice, both good", request([Header("X-Hub-Signature-256", good), Header("x-hub-signature-256", good)], body), "sent 2 times"),
+            (
+                "only the SHA-1 one",
+                request([Header("X-Hub-Signature", "sha1=fd70974f71df3998ccfb35445d10a5340fcef945")], body),
+                "no X-Hub-Signature-256"
+            ),
+            (
+                "sent twice",
+                request([Header("X-Hub-Signature-256", good), Header("X-Hub-Signature-256", forged)], body),
+                "sent 2 times"
+            ),
+            (
+                "sent twice, both good",
+                request([Header("X-Hub-Signature-256", good), Header("x-hub-signature-256", good)], body),
+                "sent 2 times"
+            ),
             ("bare hex", request([Header("X-Hub-Signature-256", String(good.dropFirst(7)))], body), "not sha256="),
             ("short", request([Header("X-Hub-Signature-256", String(good.dropLast()))], body), "not sha256="),
-            ("not hex", request([Header("X-Hub-Signature-256", "sha256=" + String(repeating: "g", count: 64))], body), "not sha256="),
+            (
+                "not hex",
+                request([Header("X-Hub-Signature-256", "sha256=" + String(repeating: "g", count: 64))], body),
+                "not sha256="
+            ),
             ("empty", request([Header("X-Hub-Signature-256", "sha256=")], body), "not sha256="),
-            ("huge", request([Header("X-Hub-Signature-256", "sha256=" + String(repeating: "a", count: 5000))], body), "5007 bytes"),
+            (
+                "huge", request([Header("X-Hub-Signature-256", "sha256=" + String(repeating: "a", count: 5000))], body),
+                "5007 bytes"
+            ),
         ]
         for (what, request, expected) in cases {
             let refused = try XCTUnwrap(refusal(verifier, request), what)
@@ -84,7 +114,9 @@ final class WebhookVerifierTests: XCTestCase {
         let verifier = WebhookVerifier(kind: .github, secret: secret)
         let form = WebhookRequest(
             path: "/hooks/github",
-            headers: [Header("Content-Type", "application/x-www-form-urlencoded"), Header("X-Hub-Signature-256", good)],
+            headers: [
+                Header("Content-Type", "application/x-www-form-urlencoded"), Header("X-Hub-Signature-256", good),
+            ],
             body: body)
         XCTAssertTrue(try XCTUnwrap(refusal(verifier, form)).message.contains("application/json"))
     }
@@ -118,10 +150,21 @@ final class WebhookVerifierTests: XCTestCase {
         let other = String(good.reversed())
         let cases: [(String, WebhookRequest, String)] = [
             ("tampered", request([Header("X-Gitea-Signature", good)], tampered), "does not match"),
-            ("unsigned hook", request([Header("X-Gitea-Signature", ""), Header("X-Hub-Signature-256", "sha256=")], body), "has no secret"),
+            (
+                "unsigned hook",
+                request([Header("X-Gitea-Signature", ""), Header("X-Hub-Signature-256", "sha256=")], body),
+                "has no secret"
+            ),
             ("no header", request([Header("X-Hub-Signature-256", "sha256=" + good)], body), "no X-Gitea-Signature"),
-            ("one good, one forged", request([Header("X-Gitea-Signature", good), Header("X-Forgejo-Signature", other)], body), "X-Forgejo-Signature does not match"),
-            ("repeated", request([Header("X-Gitea-Signature", good), Header("X-Gitea-Signature", good)], body), "sent 2 times"),
+            (
+                "one good, one forged",
+                request([Header("X-Gitea-Signature", good), Header("X-Forgejo-Signature", other)], body),
+                "X-Forgejo-Signature does not match"
+            ),
+            (
+                "repeated", request([Header("X-Gitea-Signature", good), Header("X-Gitea-Signature", good)], body),
+                "sent 2 times"
+            ),
             ("GitHub's form", request([Header("X-Gitea-Signature", "sha256=" + good)], body), "not 64 hex digits"),
         ]
         for (what, request, expected) in cases {
@@ -134,9 +177,11 @@ final class WebhookVerifierTests: XCTestCase {
 
     func testGitLabsTokenIsComparedWhole() throws {
         let (token, body) = try vector(.gitlab)
-        XCTAssertEqual(String(decoding: token, as: UTF8.self), try ForgeContractFiles.expectedHeader(.gitlab, "X-Gitlab-Token"))
+        XCTAssertEqual(
+            String(decoding: token, as: UTF8.self), try ForgeContractFiles.expectedHeader(.gitlab, "X-Gitlab-Token"))
         let verifier = WebhookVerifier(kind: .gitlab, secret: token)
-        XCTAssertNoThrow(try verifier.verify(request([Header("X-Gitlab-Token", String(decoding: token, as: UTF8.self))], body)))
+        XCTAssertNoThrow(
+            try verifier.verify(request([Header("X-Gitlab-Token", String(decoding: token, as: UTF8.self))], body)))
         let text = String(decoding: token, as: UTF8.self)
         for (what, headers, expected) in [
             ("missing", [Header]([]), "no X-Gitlab-Token"),
@@ -172,7 +217,8 @@ final class WebhookVerifierTests: XCTestCase {
         XCTAssertNoThrow(try signingVerifier(at: 1_744_578_123 - 299).verify(request(headers, body)))
         let both = try signingVerifier(at: 1_744_578_123, token: token)
         XCTAssertNoThrow(
-            try both.verify(request(headers + [Header("X-Gitlab-Token", String(decoding: token, as: UTF8.self))], body)))
+            try both.verify(request(headers + [Header("X-Gitlab-Token", String(decoding: token, as: UTF8.self))], body))
+        )
         XCTAssertNotNil(refusal(both, request(headers, body)), "with both configured, the token is required too")
         let several = headers.map { header in
             header.name == "webhook-signature" ? Header(header.name, "v2,abc v1,AAAA " + header.value) : header
@@ -193,10 +239,16 @@ final class WebhookVerifierTests: XCTestCase {
             ("replayed later", now + 301, headers, body, "old, beyond the 300s tolerance"),
             ("from the future", now - 301, headers, body, "ahead, beyond"),
             ("tampered body", now, headers, tampered, "does not match"),
-            ("another id", now, replacing("webhook-id", "f5e5f430-f57b-4e6e-9fac-d9128cd7232e"), body, "does not match"),
+            (
+                "another id", now, replacing("webhook-id", "f5e5f430-f57b-4e6e-9fac-d9128cd7232e"), body,
+                "does not match"
+            ),
             ("timestamp moved", now, replacing("webhook-timestamp", "1744578124"), body, "does not match"),
             ("no signature", now, replacing("webhook-signature", nil), body, "are required"),
-            ("no v1", now, replacing("webhook-signature", "v2,9pZ+rchAouqou+R2IS+VBRC38Joy8tgh1OQwdQblRXk="), body, "no v1"),
+            (
+                "no v1", now, replacing("webhook-signature", "v2,9pZ+rchAouqou+R2IS+VBRC38Joy8tgh1OQwdQblRXk="), body,
+                "no v1"
+            ),
             ("not base64", now, replacing("webhook-signature", "v1,!!!"), body, "does not match"),
             ("timestamp not a number", now, replacing("webhook-timestamp", "17445781e3"), body, "not a number"),
             ("id with a dot", now, replacing("webhook-id", "a.b"), body, "not a delivery id"),

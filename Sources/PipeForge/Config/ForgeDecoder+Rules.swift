@@ -72,7 +72,9 @@ extension ForgeDecoder {
                         + SpecDocument.suggestion(item.text, among: words.keys.sorted()))
             }
         }
-        if items.isEmpty { document.error(path, at: node.start, "no actions; name at least one, or leave actions: out") }
+        if items.isEmpty {
+            document.error(path, at: node.start, "no actions; name at least one, or leave actions: out")
+        }
         return actions
     }
 
@@ -110,7 +112,9 @@ extension ForgeDecoder {
             }
             return .never
         }
-        guard let mapping = document.mapping(node, at: path, expected: "a fork policy (never, without-secrets or a mapping)")
+        guard
+            let mapping = document.mapping(
+                node, at: path, expected: "a fork policy (never, without-secrets or a mapping)")
         else { return .never }
         mapping.rejectUnknownKeys(allowed: ForgesConfigLoader.forkKeys)
         var policy = ForkPolicy.never

@@ -44,7 +44,8 @@ struct ForgeDecoder {
         if let tokenNode = mapping.value("token") {
             token = values.secretSource(tokenNode, at: path.appending("token"), what: "the API token")
         } else if kind != .github || !mapping.contains("app") {
-            _ = mapping.required("token", hint: "where the API token is read: `token: {env: VARIABLE}` or `{file: path}`")
+            _ = mapping.required(
+                "token", hint: "where the API token is read: `token: {env: VARIABLE}` or `{file: path}`")
         }
         let webhook = mapping.required("webhook", hint: "the endpoint's secret: `webhook: {secret: {env: VARIABLE}}`")
             .flatMap { self.webhook($0, kind: kind, forge: name, at: path.appending("webhook")) }
@@ -71,7 +72,8 @@ struct ForgeDecoder {
             return values.url(node, at: mapping.path.appending("api-url"), what: "the API")
         }
         if let url = Self.defaultAPIURL(kind) { return url }
-        _ = mapping.required("api-url", hint: "Gitea and Forgejo have no default, e.g. https://gitea.example.com/api/v1")
+        _ = mapping.required(
+            "api-url", hint: "Gitea and Forgejo have no default, e.g. https://gitea.example.com/api/v1")
         return nil
     }
 
@@ -104,7 +106,8 @@ struct ForgeDecoder {
         mapping.rejectUnknownKeys(allowed: ForgesConfigLoader.webhookKeys)
         var endpoint = WebhookEndpointConfig(path: WebhookEndpointConfig.defaultPath(kind), secret: nil)
         var pathNode = node
-        if let routeNode = mapping.value("path"), let route = document.nonEmptyString(routeNode, at: path.appending("path"))
+        if let routeNode = mapping.value("path"),
+            let route = document.nonEmptyString(routeNode, at: path.appending("path"))
         {
             pathNode = routeNode
             if Self.isValidRoute(route) {

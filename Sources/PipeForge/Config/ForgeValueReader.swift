@@ -26,7 +26,8 @@ struct ForgeValueReader {
         }
         if scheme == "http", !["localhost", "127.0.0.1", "::1", "[::1]"].contains(host) {
             document.warning(
-                path, at: node.start, "plain http: tokens and links travel unencrypted; use https unless this is a test")
+                path, at: node.start, "plain http: tokens and links travel unencrypted; use https unless this is a test"
+            )
         }
         return url
     }

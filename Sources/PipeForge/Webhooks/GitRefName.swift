@@ -28,7 +28,9 @@ public enum GitRefName {
         if name.hasSuffix(".") { return "ends with '.'" }
         for scalar in name.unicodeScalars {
             if scalar.value < 0x20 || scalar.value == 0x7F { return "holds a control character" }
-            if " ~^:?*[\\".unicodeScalars.contains(scalar) { return "holds '\(scalar == " " ? "a space" : "\(scalar)")'" }
+            if " ~^:?*[\\".unicodeScalars.contains(scalar) {
+                return "holds '\(scalar == " " ? "a space" : "\(scalar)")'"
+            }
         }
         for component in name.split(separator: "/") {
             if component.hasPrefix(".") { return "has a part starting with '.'" }

@@ -54,9 +54,10 @@ struct HubPayloadReader {
         let action = Self.action(delivery.action)
         var added: [String] = []
         if action == .labeled {
-            added = try delivery.label.map { label throws(WebhookRefusal) in
-                [try PayloadChecks.name(label.name, "label.name")]
-            } ?? labels
+            added =
+                try delivery.label.map { label throws(WebhookRefusal) in
+                    [try PayloadChecks.name(label.name, "label.name")]
+                } ?? labels
         }
         return PullRequestEvent(
             action: action, number: request.number,

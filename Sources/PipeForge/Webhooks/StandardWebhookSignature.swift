@@ -14,7 +14,8 @@ struct StandardWebhookSignature {
             let signatures = try request.single("webhook-signature")
         else {
             throw WebhookRefusal(
-                .unauthenticated, "webhook-id, webhook-timestamp and webhook-signature are required: this endpoint "
+                .unauthenticated,
+                "webhook-id, webhook-timestamp and webhook-signature are required: this endpoint "
                     + "has a signing token; turn signing on in GitLab's webhook or remove signing-token:")
         }
         guard !id.isEmpty, id.utf8.count <= WebhookLimits.deliveryIDBytes, !id.contains("."),
@@ -26,7 +27,8 @@ struct StandardWebhookSignature {
         let skew = now.timeIntervalSince1970 - seconds
         guard abs(skew) <= toleranceSeconds else {
             throw WebhookRefusal(
-                .unauthenticated, "webhook-timestamp is \(Int(abs(skew)))s \(skew > 0 ? "old" : "ahead"), beyond "
+                .unauthenticated,
+                "webhook-timestamp is \(Int(abs(skew)))s \(skew > 0 ? "old" : "ahead"), beyond "
                     + "the \(Int(toleranceSeconds))s tolerance (a replay, or a clock off; check NTP on both sides)")
         }
         let signed = Array("\(id).\(timestamp).".utf8) + request.body

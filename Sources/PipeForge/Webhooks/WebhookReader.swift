@@ -11,7 +11,8 @@ public enum WebhookReader {
         let headers = Headers.of(verified.kind)
         guard let event = try firstValue(headers.event, in: request) else {
             throw WebhookRefusal(
-                .malformed, "no \(headers.event.joined(separator: " or ")) header: not a \(verified.kind.rawValue) delivery")
+                .malformed,
+                "no \(headers.event.joined(separator: " or ")) header: not a \(verified.kind.rawValue) delivery")
         }
         let eventName = try PayloadChecks.name(event, headers.event[0])
         let deliveryID = try firstValue(headers.delivery, in: request).map { id throws(WebhookRefusal) in

@@ -38,7 +38,8 @@ public struct WebhookRequest: Sendable, Equatable {
         guard let value = found.first else { return nil }
         guard value.utf8.count <= WebhookLimits.headerValueBytes else {
             throw WebhookRefusal(
-                .malformed, "the \(name) header is \(value.utf8.count) bytes, more than \(WebhookLimits.headerValueBytes)")
+                .malformed,
+                "the \(name) header is \(value.utf8.count) bytes, more than \(WebhookLimits.headerValueBytes)")
         }
         return value
     }

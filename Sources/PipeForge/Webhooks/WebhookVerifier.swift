@@ -69,7 +69,8 @@ public struct WebhookVerifier: Sendable {
     private func verifyHubSignature(_ request: WebhookRequest) throws(WebhookRefusal) {
         guard let header = try request.single("X-Hub-Signature-256") else {
             throw WebhookRefusal(
-                .unauthenticated, "no X-Hub-Signature-256 header; set the webhook's secret on GitHub (Settings → "
+                .unauthenticated,
+                "no X-Hub-Signature-256 header; set the webhook's secret on GitHub (Settings → "
                     + "Webhooks → Secret)")
         }
         guard header.hasPrefix("sha256="), let code = Self.hexBytes(header.dropFirst(7)) else {
@@ -103,7 +104,8 @@ public struct WebhookVerifier: Sendable {
         let expected = HMACDigest.authenticationCode(.sha256, key: secret, message: body)
         guard HMACDigest.constantTimeEqual(code, expected) else {
             throw WebhookRefusal(
-                .unauthenticated, "\(header) does not match the body under this endpoint's secret (forged, altered, "
+                .unauthenticated,
+                "\(header) does not match the body under this endpoint's secret (forged, altered, "
                     + "or signed with another secret)")
         }
     }
