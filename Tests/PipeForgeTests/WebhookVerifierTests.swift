@@ -121,6 +121,16 @@ final class WebhookVerifierTests: XCTestCase {
         XCTAssertTrue(try XCTUnwrap(refusal(verifier, form)).message.contains("application/json"))
     }
 
+    func testAForgedDeliveryIsRefusedAsForgedWhateverItsBodyHolds() throws {
+        let verifier = WebhookVerifier(kind: .github, secret: Array("s".utf8))
+        let bomb = Array(String(repeating: "[", count: 1_000_000).utf8)
+        let refused = try XCTUnwrap(
+            refusal(
+                verifier, request([Header("X-Hub-Signature-256", "sha256=" + String(repeating: "0", count: 64))], bomb))
+        )
+        XCTAssertEqual(refused.kind, .unauthenticated, "the body is not looked at before the signature matches")
+    }
+
     // MARK: Gitea / Forgejo
 
     func testGiteaAndForgejoVectorsVerify() throws {

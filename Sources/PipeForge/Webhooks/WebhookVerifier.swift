@@ -29,6 +29,7 @@ public struct WebhookVerifier: Sendable {
         maxBodyBytes: Int = WebhookEndpointConfig.defaultMaxBodyBytes, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         precondition(secret != nil || (kind == .gitlab && signingKey != nil), "a verifier needs a secret")
+        precondition(secret?.isEmpty != true && signingKey?.isEmpty != true, "an empty secret verifies nothing")
         self.kind = kind
         self.secret = secret
         self.signingKey = kind == .gitlab ? signingKey : nil
@@ -100,7 +101,9 @@ public struct WebhookVerifier: Sendable {
     }
 
     private func check(_ code: [UInt8], matches body: [UInt8], header: String) throws(WebhookRefusal) {
-        guard let secret else { return }
+        guard let secret else {
+            throw WebhookRefusal(.unauthenticated, "this endpoint has no secret to check \(header) with")
+        }
         let expected = HMACDigest.authenticationCode(.sha256, key: secret, message: body)
         guard HMACDigest.constantTimeEqual(code, expected) else {
             throw WebhookRefusal(
