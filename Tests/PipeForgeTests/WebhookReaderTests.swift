@@ -312,4 +312,38 @@ final class WebhookReaderTests: XCTestCase {
         XCTAssertEqual(giteaEvent.action, .labeled)
         XCTAssertEqual(giteaEvent.addedLabels, ["pipe-approved"], "Gitea sends the labels now, not the one added")
     }
+
+    func testForksAreToldByTheHeadRepositoryOrProject() throws {
+        let deletedFork = try WebhookDeliveries.edited("github/webhooks/pull_request.opened.octokit.json") { object in
+            var request = object["pull_request"] as? [String: Any] ?? [:]
+            var head = request["head"] as? [String: Any] ?? [:]
+            head["repo"] = NSNull()
+            request["head"] = head
+            object["pull_request"] = request
+        }
+        guard
+            case .pullRequest(let github) = try WebhookDeliveries.read(
+                .github, event: "pull_request", body: deletedFork
+            )
+            .event
+        else { return XCTFail("not a pull request") }
+        XCTAssertTrue(github.isFromFork, "a head repository GitHub no longer shows is a fork's")
+
+        let forkMR = try WebhookDeliveries.edited("gitlab/webhooks/pull_request_create.go-scm.json") { object in
+            var attributes = object["object_attributes"] as? [String: Any] ?? [:]
+            attributes["source_project_id"] = 999
+            var source = attributes["source"] as? [String: Any] ?? [:]
+            source["path_with_namespace"] = "mallory/hello-world"
+            attributes["source"] = source
+            object["object_attributes"] = attributes
+        }
+        guard
+            case .pullRequest(let gitlab) = try WebhookDeliveries.read(
+                .gitlab, event: "Merge Request Hook", body: forkMR
+            ).event
+        else { return XCTFail("not a merge request") }
+        XCTAssertTrue(gitlab.isFromFork)
+        XCTAssertEqual(gitlab.headRepository, "mallory/hello-world")
+        XCTAssertEqual(gitlab.baseRepository, "gitlab-org/hello-world")
+    }
 }

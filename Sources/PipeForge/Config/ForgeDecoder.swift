@@ -82,10 +82,12 @@ struct ForgeDecoder {
         guard let node = mapping.required("repository", hint: example),
             let text = document.nonEmptyString(node, at: mapping.path.appending("repository"))
         else { return nil }
+        let isProjectID = kind == .gitlab && text.unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
         let segments = text.split(separator: "/", omittingEmptySubsequences: false)
+        let segmentsAllowed = kind == .gitlab ? segments.count >= 2 : segments.count == 2
         let valid =
-            kind == .gitlab && !text.isEmpty && text.allSatisfy(\.isASCII) && text.allSatisfy(\.isNumber)
-            || (kind == .gitlab ? segments.count >= 2 : segments.count == 2)
+            isProjectID
+            || segmentsAllowed
                 && segments.allSatisfy { segment in
                     !segment.isEmpty && segment.count <= 100 && !segment.hasPrefix(".")
                         && segment.unicodeScalars.allSatisfy { $0.isASCII && Self.isNameCharacter($0) }
