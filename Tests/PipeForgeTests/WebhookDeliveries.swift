@@ -39,6 +39,17 @@ enum WebhookDeliveries {
         return try WebhookReader.read(verified)
     }
 
+    /// A delivery that must be a pull request (merge request) event.
+    static func pullRequest(_ forge: ForgeKind, event: String, body: [UInt8], extra: [WebhookRequest.Header] = [])
+        throws -> PullRequestEvent
+    {
+        let delivery = try read(forge, event: event, body: body, extra: extra)
+        guard case .pullRequest(let pullRequest) = delivery.event else {
+            throw WebhookRefusal(.malformed, "read as \(delivery.event), not a pull request")
+        }
+        return pullRequest
+    }
+
     /// A contract payload, edited as JSON (for events the pack has no example of).
     static func edited(_ path: String, _ edit: (inout [String: Any]) -> Void) throws -> [UInt8] {
         var object = try jsonObject(JSONSerialization.jsonObject(with: Data(ForgeContractFiles.bytes(path))))

@@ -260,11 +260,7 @@ final class WebhookReaderTests: XCTestCase {
             attributes["oldrev"] = "95790bf891e76fee5e1747ab589903a6a1f80f22"
             object["object_attributes"] = attributes
         }
-        guard
-            case .pullRequest(let synchronized) = try WebhookDeliveries.read(
-                .gitlab, event: "Merge Request Hook", body: update
-            ).event
-        else { return XCTFail("not a merge request") }
+        let synchronized = try WebhookDeliveries.pullRequest(.gitlab, event: "Merge Request Hook", body: update)
         XCTAssertEqual(synchronized.action, .synchronized)
         XCTAssertEqual(synchronized.previousHeadSHA, "95790bf891e76fee5e1747ab589903a6a1f80f22")
         XCTAssertEqual(synchronized.headFetchRef(.gitlab), "refs/merge-requests/1/head")
@@ -274,11 +270,7 @@ final class WebhookReaderTests: XCTestCase {
             attributes["action"] = "update"
             object["object_attributes"] = attributes
         }
-        guard
-            case .pullRequest(let event) = try WebhookDeliveries.read(
-                .gitlab, event: "Merge Request Hook", body: labeled
-            ).event
-        else { return XCTFail("not a merge request") }
+        let event = try WebhookDeliveries.pullRequest(.gitlab, event: "Merge Request Hook", body: labeled)
         XCTAssertEqual(event.action, .labeled)
         XCTAssertEqual(event.addedLabels, ["Platform"])
         XCTAssertEqual(event.sender, "user1")
@@ -289,10 +281,7 @@ final class WebhookReaderTests: XCTestCase {
             object["action"] = "labeled"
             object["label"] = ["name": "pipe-approved", "id": 1]
         }
-        guard
-            case .pullRequest(let event) = try WebhookDeliveries.read(.github, event: "pull_request", body: github)
-                .event
-        else { return XCTFail("not a pull request") }
+        let event = try WebhookDeliveries.pullRequest(.github, event: "pull_request", body: github)
         XCTAssertEqual(event.action, .labeled)
         XCTAssertEqual(event.addedLabels, ["pipe-approved"])
         XCTAssertEqual(event.sender, "Codertocat")
@@ -304,11 +293,8 @@ final class WebhookReaderTests: XCTestCase {
             request["labels"] = [["name": "pipe-approved", "id": 3]]
             object["pull_request"] = request
         }
-        guard
-            case .pullRequest(let giteaEvent) = try WebhookDeliveries.read(
-                .gitea, event: "pull_request", body: gitea, extra: [.init("X-Gitea-Event-Type", "pull_request_label")]
-            ).event
-        else { return XCTFail("not a pull request") }
+        let giteaEvent = try WebhookDeliveries.pullRequest(
+            .gitea, event: "pull_request", body: gitea, extra: [.init("X-Gitea-Event-Type", "pull_request_label")])
         XCTAssertEqual(giteaEvent.action, .labeled)
         XCTAssertEqual(giteaEvent.addedLabels, ["pipe-approved"], "Gitea sends the labels now, not the one added")
     }
@@ -321,12 +307,7 @@ final class WebhookReaderTests: XCTestCase {
             request["head"] = head
             object["pull_request"] = request
         }
-        guard
-            case .pullRequest(let github) = try WebhookDeliveries.read(
-                .github, event: "pull_request", body: deletedFork
-            )
-            .event
-        else { return XCTFail("not a pull request") }
+        let github = try WebhookDeliveries.pullRequest(.github, event: "pull_request", body: deletedFork)
         XCTAssertTrue(github.isFromFork, "a head repository GitHub no longer shows is a fork's")
 
         let forkMR = try WebhookDeliveries.edited("gitlab/webhooks/pull_request_create.go-scm.json") { object in
@@ -337,11 +318,7 @@ final class WebhookReaderTests: XCTestCase {
             attributes["source"] = source
             object["object_attributes"] = attributes
         }
-        guard
-            case .pullRequest(let gitlab) = try WebhookDeliveries.read(
-                .gitlab, event: "Merge Request Hook", body: forkMR
-            ).event
-        else { return XCTFail("not a merge request") }
+        let gitlab = try WebhookDeliveries.pullRequest(.gitlab, event: "Merge Request Hook", body: forkMR)
         XCTAssertTrue(gitlab.isFromFork)
         XCTAssertEqual(gitlab.headRepository, "mallory/hello-world")
         XCTAssertEqual(gitlab.baseRepository, "gitlab-org/hello-world")
