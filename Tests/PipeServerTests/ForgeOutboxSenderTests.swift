@@ -40,9 +40,9 @@ final class ForgeOutboxSenderTests: XCTestCase {
         _ store: ForgeStore, owner: String = "c1", maximumAttempts: Int = 12,
         outcome: @escaping (ForgeUpdate) -> ForgeOutboxSender.Outcome = { _ in .sent }
     ) -> ForgeOutboxSender {
-        ForgeOutboxSender(
-            store: store, owner: owner, clock: { [unowned self] in now }, maximumAttempts: maximumAttempts
-        ) { [unowned self] update in
+        let clock = { [unowned self] in now }
+        return ForgeOutboxSender(store: store, owner: owner, clock: clock, maximumAttempts: maximumAttempts) {
+            [unowned self] update in
             let result = outcome(update)
             if result == .sent { sent.append("\(update.draft.target)=\(update.draft.payload)") }
             return result
