@@ -200,6 +200,9 @@ public final class ForgeStandIn: @unchecked Sendable {
             ForgeStandInDeliveryResult.self, from: control("POST", "deliveries/\(id)/repeat", body).body)
     }
 
+    /// The status the stand-in's own receiver answers deliveries with (200 until set).
+    public func setReceiverStatus(_ status: Int) throws { try control("POST", "sink-status", ["status": status]) }
+
     /// What the stand-in's own receiver (`sinkURL`) got, in order.
     public func received() throws -> [ReceivedWebhook] { try decode(ReceivedWebhooks.self, "received").received }
 }

@@ -46,7 +46,10 @@ public enum LoopbackHTTP {
         request.httpBody = body
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)
-        let session = URLSession(configuration: .ephemeral)
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.timeoutIntervalForResource = timeout
+        let session = URLSession(configuration: configuration)
         session.dataTask(with: request) { data, response, error in
             outcome.set(data: data, response: response as? HTTPURLResponse, error: error)
             done.signal()
