@@ -46,10 +46,11 @@ final class ForgeStandInFaultTests: XCTestCase {
     }
 
     func testAHangingRequestTimesTheClientOutAndTheNextIsAnswered() throws {
-        try standIn.script(.init(.hang, method: "POST", seconds: 3))
+        try standIn.script(.init(.hang, method: "POST", seconds: 6))
         let started = Date()
-        XCTAssertThrowsError(try standIn.call(.github, "POST", statuses, json: status, timeout: 0.5))
-        XCTAssertLessThan(Date().timeIntervalSince(started), 2.5)
+        XCTAssertThrowsError(try standIn.call(.github, "POST", statuses, json: status, timeout: 1.5))
+        XCTAssertLessThan(Date().timeIntervalSince(started), 5, "the client gave up before the stand-in answered")
+        XCTAssertEqual(try standIn.requests().map(\.fault), ["hang"], "the hung request reached the stand-in")
         XCTAssertEqual(try standIn.call(.github, "POST", statuses, json: status).status, 201)
     }
 

@@ -2,6 +2,10 @@ import Foundation
 import PipeTestSupport
 import XCTest
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The stand-in accepts what each forge's contract accepts, refuses what it refuses, and records both.
 final class ForgeStandInRequestTests: XCTestCase {
     private var standIn: ForgeStandIn!
@@ -151,6 +155,19 @@ final class ForgeStandInRequestTests: XCTestCase {
                 .standard, 400, "body is missing"
             ),
             ("GitLab missing auth", .gitlab, "GET", "/projects/17/merge_requests/2/notes", nil, .none, 401, "401"),
+            (
+                "GitLab wrong query enum", .gitlab, "GET", "/projects/17/merge_requests/2/notes?sort=sideways", nil,
+                .standard, 400, "sort is invalid"
+            ),
+            (
+                "GitHub wrong query enum", .github, "GET", "/repos/octo/app/commits/\(sha)/check-runs?filter=newest",
+                nil,
+                .standard, 422, "is not a member"
+            ),
+            (
+                "Gitea token in the query", .gitea, "GET", "/repos/octo/app/statuses/\(sha)?token=gitea-standin", nil,
+                .none, 401, "deprecated"
+            ),
         ]
         for (name, forge, method, path, json, credential, status, message) in cases {
             let answer = try standIn.call(forge, method, path, json: json, credential: credential)
@@ -164,6 +181,20 @@ final class ForgeStandInRequestTests: XCTestCase {
         }
         XCTAssertEqual(try standIn.invalidRequests().count, cases.count)
         XCTAssertEqual(try standIn.objects(.github, "statuses").count, 0, "nothing refused was kept")
+    }
+
+    func testAChunkedBodyIsReadAsLibcurlStreamsIt() throws {
+        var request = URLRequest(
+            url: URL(string: standIn.apiBase(.github).absoluteString + "/repos/octo/app/statuses/\(sha)")!)
+        request.httpMethod = "POST"
+        request.setValue("token ghp_standin", forHTTPHeaderField: "Authorization")
+        request.setValue("pipe-test", forHTTPHeaderField: "User-Agent")
+        request.httpBodyStream = InputStream(data: Data(#"{"state":"success","context":"pipe/chunked"}"#.utf8))
+        let answer = try LoopbackHTTP.send(request)
+        XCTAssertEqual(answer.status, 201, answer.text)
+        let recorded = try XCTUnwrap(standIn.requests().last)
+        XCTAssertEqual(recorded.header("Transfer-Encoding"), "chunked", "\(recorded.headers)")
+        XCTAssertEqual(try standIn.objects(.github, "statuses").first?["context"] as? String, "pipe/chunked")
     }
 
     func testTheRecordedHeadersHoldNoCredential() throws {

@@ -44,6 +44,14 @@ public enum LoopbackHTTP {
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         request.httpBody = body
+        return try send(request)
+    }
+
+    /// A request built by the test (a streamed body, say).
+    public static func send(_ request: URLRequest) throws -> LoopbackHTTPResponse {
+        let method = request.httpMethod ?? "GET"
+        let url = request.url!
+        let timeout = request.timeoutInterval
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)
         let configuration = URLSessionConfiguration.ephemeral

@@ -103,9 +103,9 @@ def gitlab_operations(pack):
             sub = {k: v for k, v in p.items() if k in ("type", "enum", "maxLength", "format")}
             if sub.get("type") == "integer|string":
                 sub.pop("type")
-            where = "path" if pname in path_names else "body"
-            if where == "path":
-                params[pname] = {"in": "path", "schema": sub, "required": True}
+            if pname in path_names or op["method"] == "GET":
+                where = "path" if pname in path_names else "query"
+                params[pname] = {"in": where, "schema": sub, "required": where == "path"}
                 continue
             body["properties"][pname] = sub
             if p.get("alias"):

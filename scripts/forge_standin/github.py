@@ -175,15 +175,19 @@ def combined_status(state, kept, repo, values, query, body, identity):
                  "url": f"{repo_url(state, values)}/commits/{values['ref']}/status"}, {}
 
 
+def page_of(query, size_name, default):
+    """(page size, page number) as GitHub reads them: at most 100 a page, pages from 1."""
+    size = min(max(int(query.get(size_name, [default])[-1]), 1), 100)
+    return size, max(int(query.get("page", ["1"])[-1]), 1)
+
+
 def paged(items, query, size_name="per_page", default=30):
-    size = min(int(query.get(size_name, [default])[-1]), 100)
-    page = max(int(query.get("page", ["1"])[-1]), 1)
+    size, page = page_of(query, size_name, default)
     return items[(page - 1) * size: page * size]
 
 
 def link_header(state, path, query, total, size_name="per_page", default=30):
-    size = min(int(query.get(size_name, [default])[-1]), 100)
-    page = max(int(query.get("page", ["1"])[-1]), 1)
+    size, page = page_of(query, size_name, default)
     last = max((total + size - 1) // size, 1)
     links = []
     if page < last:

@@ -108,8 +108,7 @@ def handle(state, op, values, query, body, identity):
         if op.operation_id == "list_mr_notes":
             key = query.get("order_by", ["created_at"])[-1]
             notes.sort(key=lambda n: (n[key], n["id"]), reverse=query.get("sort", ["desc"])[-1] == "desc")
-            size = min(int(query.get("per_page", [NOTES_PER_PAGE])[-1]), 100)
-            page = max(int(query.get("page", ["1"])[-1]), 1)
+            size, page = github.page_of(query, "per_page", NOTES_PER_PAGE)
             last = max((len(notes) + size - 1) // size, 1)
             headers = {"X-Total": str(len(notes)), "X-Page": str(page), "X-Per-Page": str(size),
                        "X-Total-Pages": str(last), "X-Next-Page": str(page + 1) if page < last else ""}

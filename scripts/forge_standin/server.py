@@ -1,6 +1,7 @@
 """The HTTP server: each forge's API under its prefix, and the tests' control interface under /_standin/."""
 import json
 import time
+import traceback
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -34,10 +35,26 @@ class Handler(BaseHTTPRequestHandler):
     do_POST = do_PUT = do_PATCH = do_DELETE = do_GET
 
     def read_body(self):
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self.read_chunked()
         length = int(self.headers.get("Content-Length") or 0)
         if length > MAX_BODY:
             raise ApiError(413, {"message": "request body too large"}, None, ["body larger than 32 MiB"])
         return self.rfile.read(length) if length else b""
+
+    def read_chunked(self):
+        """A body sent with `Transfer-Encoding: chunked`, as libcurl streams one whose size it does not know."""
+        body = b""
+        while True:
+            size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass
+                return body
+            body += self.rfile.read(size)
+            self.rfile.readline()
+            if len(body) > MAX_BODY:
+                raise ApiError(413, {"message": "request body too large"}, None, ["body larger than 32 MiB"])
 
     def answer(self, status, body, headers=None, content_type="application/json; charset=utf-8"):
         data = body if isinstance(body, bytes) else json.dumps(body).encode()
@@ -92,6 +109,10 @@ class Handler(BaseHTTPRequestHandler):
         except ApiError as refusal:
             status, answer, headers = refusal.status, refusal.body, refusal.headers
             record.update(valid=False, problems=refusal.problems)
+        except Exception as failure:  # a fault of the stand-in itself: answered, recorded and logged, never hidden
+            traceback.print_exc()
+            status, answer, headers = 500, {"message": f"forge stand-in error: {failure!r}"}, {}
+            record.update(valid=False, problems=[f"the stand-in failed on this request: {failure!r}"])
         record["status"] = status
         if forge == "github":
             headers = dict(state.rate_headers(), **headers)
