@@ -90,6 +90,23 @@ final class ForgeStandInRequestTests: XCTestCase {
         XCTAssertEqual(try standIn.invalidRequests().map(\.description), [])
     }
 
+    func testAnotherUsersCommentCanBeEditedOnGitHubOnlyAsOnTheForges() throws {
+        let github = try standIn.addForeignComment(.github, repo: "octo/app", number: 2, body: "mine", login: "mallory")
+        let edited = try standIn.call(
+            .github, "PATCH", "/repos/octo/app/issues/comments/\(github)", json: ["body": "x"])
+        XCTAssertEqual(edited.status, 200, "GitHub lets anyone with write access edit a comment: \(edited.text)")
+        let gitea = try standIn.addForeignComment(.gitea, repo: "octo/app", number: 2, body: "mine", login: "mallory")
+        XCTAssertEqual(
+            try standIn.call(.gitea, "PATCH", "/repos/octo/app/issues/comments/\(gitea)", json: ["body": "x"]).status,
+            403)
+        let gitlab = try standIn.addForeignComment(.gitlab, repo: "17", number: 2, body: "mine", login: "mallory")
+        XCTAssertEqual(
+            try standIn.call(.gitlab, "PUT", "/projects/17/merge_requests/2/notes/\(gitlab)", json: ["body": "x"])
+                .status,
+            403)
+        XCTAssertEqual(try standIn.objects(.gitea, "comments").first?["body"] as? String, "mine")
+    }
+
     func testAPullRequestHeadCanBeMovedByTheTest() throws {
         try standIn.setPullRequest(.github, repo: "octo/app", number: 7, headSHA: sha, headRef: "feature")
         XCTAssertEqual(

@@ -166,10 +166,13 @@ public final class ForgeStandIn: @unchecked Sendable {
         try control("POST", "pulls", body)
     }
 
-    /// A comment by another forge user, as anyone who can comment could write it.
-    public func addForeignComment(_ forge: Forge, repo: String, number: Int, body: String, login: String) throws {
-        try control(
+    /// A comment by another forge user, as anyone who can comment could write it; its id.
+    @discardableResult
+    public func addForeignComment(_ forge: Forge, repo: String, number: Int, body: String, login: String) throws -> Int
+    {
+        let answer = try control(
             "POST", "comments", ["forge": forge.rawValue, "repo": repo, "number": number, "body": body, "login": login])
+        return answer.jsonObject?["id"] as? Int ?? 0
     }
 
     /// The next `fault.count` requests that match answer with the fault instead.

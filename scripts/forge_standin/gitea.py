@@ -5,6 +5,10 @@ from . import github
 from .store import ApiError
 
 
+ANSWERED = {"repoCreateStatus", "repoListStatuses", "repoGetCombinedStatusByRef", "issueCreateComment",
+            "issueGetComments", "issueEditComment", "repoGetPullRequest"}
+
+
 def error(status, message, problems=None):
     return ApiError(status, {"message": message, "url": "https://gitea.example/api/swagger"}, None,
                     problems or [message])

@@ -5,6 +5,8 @@ from . import github
 from .store import ApiError
 
 NOTES_PER_PAGE = 20
+ANSWERED = {"set_commit_status", "list_commit_statuses", "list_mr_notes", "create_mr_note", "update_mr_note",
+            "get_mr_note", "get_merge_request"}
 
 
 def error(status, body, problems):

@@ -192,6 +192,11 @@ class Handler(BaseHTTPRequestHandler):
 FAULT_STATUS = {"secondary-rate-limit": 403, "429": 429, "502": 502, "500": 500, "401": 401, "hang": 0}
 
 
+def unanswered(operations):
+    """Operations of the pack that no forge module answers (one added by extract.py needs a handler too)."""
+    return [f"{op.forge} {op.operation_id}" for op in operations if op.operation_id not in FORGES[op.forge].ANSWERED]
+
+
 def load_json(body, refusal):
     try:
         return json.loads(body)
