@@ -214,6 +214,18 @@ final class ForgeStandInRequestTests: XCTestCase {
         XCTAssertEqual(try standIn.objects(.github, "statuses").first?["context"] as? String, "pipe/chunked")
     }
 
+    func testForgejoIsHeldToItsOwnSwagger() throws {
+        standIn.stop()
+        standIn = try ForgeStandIn.start(.init(giteaFlavour: "forgejo"))
+        let path = "/repos/octo/app/issues/2/comments"
+        XCTAssertEqual(
+            try standIn.call(.gitea, "POST", path, json: ["body": "b", "updated_at": "2024-11-07T10:00:00Z"]).status,
+            201)
+        let badDate = try standIn.call(.gitea, "POST", path, json: ["body": "b", "updated_at": "yesterday"])
+        XCTAssertEqual(badDate.status, 422, badDate.text)
+        XCTAssertTrue(badDate.text.contains("is not a date-time"), badDate.text)
+    }
+
     func testTheRecordedHeadersHoldNoCredential() throws {
         _ = try standIn.call(.github, "GET", "/repos/octo/app/commits/\(sha)/status")
         _ = try standIn.call(.gitlab, "GET", "/projects/17/merge_requests/2/notes")

@@ -109,10 +109,11 @@ public final class ForgeStandIn: @unchecked Sendable {
 
     /// Stops the server and waits for it to end.
     public func stop() {
-        guard process.isRunning else { return }
-        try? stdin.fileHandleForWriting.close()
-        process.terminate()
-        process.waitUntilExit()
+        if process.isRunning {
+            try? stdin.fileHandleForWriting.close()
+            process.terminate()
+            process.waitUntilExit()
+        }
         logFolder.remove()
     }
 
