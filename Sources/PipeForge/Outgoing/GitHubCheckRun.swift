@@ -159,13 +159,16 @@ public struct GitHubCheckRun: Sendable {
     var annotations: [ForgeJSON] {
         failingTests.filter(isAnnotatable).prefix(GitHubCheckRun.annotationLimit).map { test in
             let line = ForgeJSON.integer(test.line ?? 1)
-            let message = ForgeTextCut.oneLine(test.message).isEmpty ? "failed" : test.message
+            let head = String(test.message.unicodeScalars.prefix(ForgeLimits.CheckRun.annotationMessageBytes + 1))
+            let shows = head.unicodeScalars.contains { $0.value > 0x20 && !(0x7F...0x9F).contains($0.value) }
+            let message = shows ? head : "failed"
+            let title = ForgeTextCut.oneLine(String(test.name.unicodeScalars.prefix(300)) + " (\(test.layer))")
             return .object([
                 ("path", .string(test.repositoryPath(checkoutRoot: checkoutRoot) ?? "")),
                 ("start_line", line), ("end_line", line), ("annotation_level", .string("failure")),
                 (
                     "title",
-                    .string(ForgeTextCut.cut(ForgeTextCut.oneLine("\(test.name) (\(test.layer))"), toScalars: 255))
+                    .string(ForgeTextCut.cut(title, toScalars: 255))
                 ),
                 (
                     "message",

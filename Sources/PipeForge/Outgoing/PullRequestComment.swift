@@ -86,18 +86,24 @@ public struct PullRequestComment: Sendable {
     }
 
     private func entry(for test: ForgeFailingTest) -> String {
-        var text = "- \(ForgeMarkdown.code(test.name)) in \(ForgeMarkdown.code(test.layer))"
+        var text = "- \(ForgeMarkdown.code(short(test.name))) in \(ForgeMarkdown.code(short(test.layer)))"
         if let file = test.file {
             let place = test.line.map { "\(file):\($0)" } ?? file
-            text += " at \(ForgeMarkdown.code(ForgeTextCut.cut(place, toScalars: 300)))"
+            text += " at \(ForgeMarkdown.code(short(place)))"
         }
         text += "\n"
+        let head = String(test.message.unicodeScalars.prefix(PullRequestComment.messageScalars + 1))
         let message = ForgeTextCut.cut(
-            test.message.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+            head.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
                 .prefix(PullRequestComment.messageLines).joined(separator: "\n"),
             toScalars: PullRequestComment.messageScalars)
         if !message.isEmpty { text += ForgeMarkdown.block(message, indent: 2) }
         return text
+    }
+
+    /// A name, layer or place on one line of at most 300 characters, so one cannot crowd out the others.
+    private func short(_ text: String) -> String {
+        ForgeTextCut.cut(ForgeTextCut.oneLine(String(text.unicodeScalars.prefix(1_000))), toScalars: 300)
     }
 
     private func omissionLine(_ omitted: Int) -> String {
