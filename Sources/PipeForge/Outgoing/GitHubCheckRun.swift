@@ -39,15 +39,16 @@ public struct GitHubCheckRun: Sendable {
 
     // MARK: Requests
 
-    /// `POST /repos/{o}/{r}/check-runs` with the state, the summary and the first 50 annotations.
-    public func create(at now: Date) throws -> ForgeRequest {
+    /// `POST /repos/{o}/{r}/check-runs` with the state, the summary and (unless told not to) the first 50
+    /// annotations.
+    public func create(at now: Date, withAnnotations: Bool = true) throws -> ForgeRequest {
         var body: [(String, ForgeJSON)] = [
             ("name", .string(report.context)), ("head_sha", .string(sha.value)), ("external_id", .string(externalID)),
         ]
         if let url = report.targetURL(baseURL: baseURL, for: .github) { body.append(("details_url", .string(url))) }
         body += stateMembers(at: now)
-        body.append(
-            ("output", output(annotations: Array(annotations.prefix(ForgeLimits.CheckRun.annotationsPerRequest)))))
+        let first = withAnnotations ? Array(annotations.prefix(ForgeLimits.CheckRun.annotationsPerRequest)) : []
+        body.append(("output", output(annotations: first)))
         return ForgeRequest(
             method: .post, path: try ForgePath.make(repository.segments + [.fixed("check-runs")]),
             headers: ForgeAPI.headers(.github, hasBody: true), body: .object(body))
