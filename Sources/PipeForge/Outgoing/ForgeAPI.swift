@@ -14,8 +14,12 @@ public struct ForgeAPI: Sendable {
     // MARK: Commit statuses
 
     /// Sets `report`'s gate on `sha`: GitHub and Gitea `POST /repos/{o}/{r}/statuses/{sha}`, GitLab
-    /// `POST /projects/:id/statuses/:sha` (with `name` for the context).
-    public func createStatus(_ report: ForgeGateReport, sha: CommitSHA, baseURL: String? = nil) throws -> ForgeRequest {
+    /// `POST /projects/:id/statuses/:sha` (with `name` for the context). On GitLab, `branch` (a merge request's
+    /// source branch) picks the pipeline the status joins when the commit is on several refs; a name GitLab's
+    /// 255-character limit would refuse is left out.
+    public func createStatus(
+        _ report: ForgeGateReport, sha: CommitSHA, baseURL: String? = nil, branch: String? = nil
+    ) throws -> ForgeRequest {
         let path = try ForgePath.make(repository.segments + [.fixed("statuses"), .sha(sha)])
         var body: [(String, ForgeJSON)] = [
             ("state", .string(report.statusState(for: forge))),
@@ -23,6 +27,9 @@ public struct ForgeAPI: Sendable {
             ("description", .string(report.description(for: forge))),
         ]
         if let url = report.targetURL(baseURL: baseURL, for: forge) { body.append(("target_url", .string(url))) }
+        if forge == .gitlab, let branch, !branch.isEmpty, branch.unicodeScalars.count <= 255 {
+            body.append(("ref", .string(branch)))
+        }
         return ForgeRequest(
             method: .post, path: path, headers: ForgeAPI.headers(forge, hasBody: true), body: .object(body))
     }

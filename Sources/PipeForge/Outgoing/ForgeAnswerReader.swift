@@ -50,7 +50,8 @@ public struct ForgeAnswerReader: Sendable {
         if limited, let reset = ForgeRateLimit.exhaustedUntil(response, now: now) {
             return min(max(reset, 1), backoff.longestWait)
         }
-        if limited, failure.message.lowercased().contains("secondary rate limit") || status == 429 {
+        let message = failure.message.lowercased()
+        if limited, message.contains("secondary rate limit") || message.contains("abuse") || status == 429 {
             // GitHub: without a Retry-After, wait at least a minute, longer on each retry.
             return max(ForgeRateLimit.secondaryLimitWait, backoff.delay(attempt: attempt, random: random))
         }

@@ -49,6 +49,8 @@ final class ForgeAnswerReaderTests: XCTestCase {
         let secondary = answer(403, [], #"{"message":"You have exceeded a secondary rate limit. Please wait."}"#)
         XCTAssertEqual(wait(github.read(secondary, attempt: 1, now: now, random: 0)), 60)
         XCTAssertEqual(wait(github.read(secondary, attempt: 8 - 1, now: now, random: 1)), 64)
+        let abuse = answer(403, [], #"{"message":"You have triggered an abuse detection mechanism."}"#)
+        XCTAssertEqual(wait(github.read(abuse, attempt: 1, now: now, random: 0)), 60)
     }
 
     func testServerErrorsBackOffWithinTheJitterBounds() {

@@ -85,5 +85,16 @@ final class ForgeGateReportTests: XCTestCase {
         let body = try? ForgeAPI(repository: ForgeFixtures.repository(.github)).createStatus(
             report, sha: ForgeFixtures.sha)
         XCTAssertNil(body?.body?["target_url"], "left out without a base URL")
+        let gitlab = ForgeAPI(repository: ForgeFixtures.repository(.gitlab))
+        XCTAssertEqual(
+            try gitlab.createStatus(report, sha: ForgeFixtures.sha, branch: "feature/x").body?["ref"],
+            .string("feature/x"))
+        XCTAssertNil(
+            try gitlab.createStatus(report, sha: ForgeFixtures.sha, branch: String(repeating: "b", count: 256)).body?[
+                "ref"])
+        XCTAssertNil(
+            try ForgeAPI(repository: ForgeFixtures.repository(.github)).createStatus(
+                report, sha: ForgeFixtures.sha, branch: "feature/x"
+            ).body?["ref"], "GitHub statuses take no ref")
     }
 }

@@ -56,8 +56,9 @@ final class ForgeRequestContractTests: XCTestCase {
                     var report = ForgeGateReport(
                         pipeline: "app-intents", gate: gate, state: state, runID: ForgeFixtures.runID)
                     try assertKeepsContract(
-                        api.createStatus(report, sha: ForgeFixtures.sha, baseURL: "https://pipe.example"), forge,
-                        operation: operations[forge]!)
+                        api.createStatus(
+                            report, sha: ForgeFixtures.sha, baseURL: "https://pipe.example", branch: "feature/x"),
+                        forge, operation: operations[forge]!)
                     report.isManual = true
                     try assertKeepsContract(
                         api.createStatus(report, sha: ForgeFixtures.sha), forge, operation: operations[forge]!)
