@@ -93,9 +93,10 @@ public struct PullRequestComment: Sendable {
         }
         text += "\n"
         let head = String(test.message.unicodeScalars.prefix(PullRequestComment.messageScalars + 1))
+        let lines = head.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        let kept = lines.prefix(PullRequestComment.messageLines).joined(separator: "\n")
         let message = ForgeTextCut.cut(
-            head.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-                .prefix(PullRequestComment.messageLines).joined(separator: "\n"),
+            lines.count > PullRequestComment.messageLines ? kept + "\n…" : kept,
             toScalars: PullRequestComment.messageScalars)
         if !message.isEmpty { text += ForgeMarkdown.block(message, indent: 2) }
         return text

@@ -118,6 +118,7 @@ final class PullRequestCommentTests: XCTestCase {
         let body = ForgeFixtures.comment(tests: long).body(for: .github)
         XCTAssertFalse(body.contains("more tests not shown"))
         XCTAssertLessThan(body.count, 10_000)
+        XCTAssertTrue(body.contains("  line\n  …\n  ```"), "a message past 30 lines says it was cut")
         // A tiny limit still keeps the marker, the verdicts and the run.
         let tiny = ForgeFixtures.comment(tests: long).body(limit: 200)
         XCTAssertEqual(
