@@ -119,6 +119,13 @@ public enum ForgeRateLimit {
         return max(0, epoch - now.timeIntervalSince1970) + 1
     }
 
+    /// The least time between two requests that change something on GitHub: its guidance against secondary
+    /// limits is a second between `POST`, `PATCH`, `PUT` and `DELETE` requests of one client. Reads, and the
+    /// other forges, need none.
+    public static func spacing(before request: ForgeRequest, forge: ForgeKind) -> Double {
+        forge == .github && request.method != .get ? 1 : 0
+    }
+
     /// How long to wait before the next request after a successful answer that used the last of the quota.
     public static func pauseAfter(_ response: ForgeResponse, now: Date) -> Double? {
         exhaustedUntil(response, now: now)

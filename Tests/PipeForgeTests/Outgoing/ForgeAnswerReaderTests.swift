@@ -45,6 +45,13 @@ final class ForgeAnswerReaderTests: XCTestCase {
         XCTAssertNil(ForgeRateLimit.pauseAfter(answer(200, [("X-RateLimit-Remaining", "10")]), now: now))
     }
 
+    func testGitHubWritesAreSpacedByASecond() {
+        XCTAssertEqual(ForgeRateLimit.spacing(before: ForgeRequest(method: .post, path: "/x"), forge: .github), 1)
+        XCTAssertEqual(ForgeRateLimit.spacing(before: ForgeRequest(method: .patch, path: "/x"), forge: .github), 1)
+        XCTAssertEqual(ForgeRateLimit.spacing(before: ForgeRequest(method: .get, path: "/x"), forge: .github), 0)
+        XCTAssertEqual(ForgeRateLimit.spacing(before: ForgeRequest(method: .put, path: "/x"), forge: .gitlab), 0)
+    }
+
     func testASecondaryLimitWithoutRetryAfterWaitsAtLeastAMinute() {
         let secondary = answer(403, [], #"{"message":"You have exceeded a secondary rate limit. Please wait."}"#)
         XCTAssertEqual(wait(github.read(secondary, attempt: 1, now: now, random: 0)), 60)
