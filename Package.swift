@@ -130,7 +130,8 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(name: "PipeServerTests", dependencies: ["PipeServer", "PipeStore", "PipeTestSupport"]),
         .testTarget(name: "PipeChatOpsTests", dependencies: ["PipeChatOps", "PipeTestSupport"]),
-        .testTarget(name: "PipeForgeTests", dependencies: ["PipeForge", "PipeTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "PipeForgeTests", dependencies: ["PipeForge", "PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport"]),
     ],
     // Swift 5 mode: the C wrappers hand pointers between one owner thread and its callbacks, which Swift 6's

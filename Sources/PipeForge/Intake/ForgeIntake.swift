@@ -180,7 +180,8 @@ public final class ForgeIntake {
         }
         let earlier = try earlierRuns(at: rerequest.headSHA, scope: rerequest.scope)
         guard !earlier.isEmpty else {
-            return ForgeIntakeResult(summary: "ignored: no run of Pipe's at \(Self.short(rerequest.headSHA)) to run again")
+            return ForgeIntakeResult(
+                summary: "ignored: no run of Pipe's at \(Self.short(rerequest.headSHA)) to run again")
         }
         var actions: [ForgeIntakeResult.Action] = []
         for item in earlier {
@@ -199,18 +200,20 @@ public final class ForgeIntake {
         return ForgeIntakeResult(summary: Self.summary(of: actions), actions: actions)
     }
 
-    /// The latest run of each pipeline this forge queued at `sha` (for one check run: the one it names).
+    /// The run one check run names (its `external_id`), or the latest run of each pipeline this forge queued at
+    /// `sha` (a whole suite).
     private func earlierRuns(at sha: String, scope: CheckRerequest.Scope) throws -> [QueuedRun] {
+        if case .checkRun(_, let externalID?) = scope {
+            guard let runID = Self.runID(ofExternalID: externalID), let item = try store.queuedRun(runID),
+                item.request.forge?.forge == config.name, item.request.forge?.headSHA == sha
+            else { return [] }
+            return [item]
+        }
         var latest: [String: QueuedRun] = [:]
         for item in try store.queueItems(states: nil, limit: 10_000).reversed() {
             guard let trigger = item.request.forge, trigger.forge == config.name, trigger.headSHA == sha,
                 latest[item.request.pipeline] == nil
             else { continue }
-            if case .checkRun(_, let externalID) = scope, let externalID,
-                externalID != CheckRunIdentity.externalID(pipeline: item.request.pipeline, sha: sha)
-            {
-                continue
-            }
             latest[item.request.pipeline] = item
         }
         return latest.values.sorted { $0.enqueuedAt < $1.enqueuedAt }
@@ -222,7 +225,8 @@ public final class ForgeIntake {
         -> ForgeIntakeResult
     {
         if let current = currentHead(trigger), current.lowercased() != trigger.headSHA.lowercased() {
-            let stale = "the event is for \(Self.short(trigger.headSHA)), but \(Self.place(of: trigger)) is now at "
+            let stale =
+                "the event is for \(Self.short(trigger.headSHA)), but \(Self.place(of: trigger)) is now at "
                 + "\(Self.short(current))"
             return ForgeIntakeResult(
                 summary: "stale: \(stale); nothing superseded or run",
@@ -248,19 +252,19 @@ public final class ForgeIntake {
         var request = QueueRequest(
             pipeline: pipeline, ref: trigger.headSHA, source: .forge, requestedBy: requestedBy, reason: reason,
             triggerKey: key, forge: trigger)
-        if case .alreadyTriggered(_, let runID) = try store.enqueue(request, at: clock()) {
+        switch try store.enqueue(request, at: clock()) {
+        case .queued(let queued):
+            return .queued(pipeline: pipeline, runID: queued.runID)
+        case .alreadyTriggered(_, let runID):
             if try !wasStopped(runID) { return .reused(pipeline: pipeline, runID: runID) }
             // The earlier run was cancelled or superseded: this event runs it again under a key of its own.
             request.triggerKey = key + ":after:" + runID
             request.rerunOf = runID
-            if case .alreadyTriggered(_, let again) = try store.enqueue(request, at: clock()) {
-                return .reused(pipeline: pipeline, runID: again)
+            switch try store.enqueue(request, at: clock()) {
+            case .queued(let queued): return .queued(pipeline: pipeline, runID: queued.runID)
+            case .alreadyTriggered(_, let again): return .reused(pipeline: pipeline, runID: again)
             }
         }
-        guard case .queued(let queued) = try store.enqueue(request, at: clock()) else {
-            throw ForgeIntakeError("the queue refused run of \(pipeline) at \(trigger.headSHA) twice")
-        }
-        return .queued(pipeline: pipeline, runID: queued.runID)
     }
 
     /// Whether a run was stopped before it could judge: cancelled (by a person or a newer head) or never started.
@@ -330,6 +334,16 @@ public final class ForgeIntake {
         trigger.number.map { "pull request #\($0)" } ?? trigger.fetchRef
     }
 
+    /// The run a check run's `external_id` (`pipe:<pipeline>:<gate>…:<run id>`, `GitHubCheckRun.externalID`) names;
+    /// `nil` when it is not Pipe's.
+    static func runID(ofExternalID externalID: String) -> String? {
+        let parts = externalID.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 4, parts[0] == "pipe", let last = parts.last, RunID(String(last)) != nil else {
+            return nil
+        }
+        return String(last)
+    }
+
     private static func scopeKey(_ scope: CheckRerequest.Scope) -> String {
         switch scope {
         case .checkRun(let id, _): "check-run:\(id)"
@@ -371,10 +385,4 @@ public final class ForgeIntake {
 public struct ForgeIntakeError: Error, CustomStringConvertible {
     public var description: String
     init(_ description: String) { self.description = description }
-}
-
-/// How Pipe names its check runs, so a re-run asked for on one is matched to its pipeline.
-public enum CheckRunIdentity {
-    /// `pipe:<pipeline>:<sha>`: one check run per pipeline and commit.
-    public static func externalID(pipeline: String, sha: String) -> String { "pipe:\(pipeline):\(sha.lowercased())" }
 }
