@@ -1,6 +1,6 @@
 import Foundation
 import PipeCore
-import PipeServer
+import PipeForge
 import PipeStore
 import PipeTestSupport
 import XCTest
