@@ -13,8 +13,8 @@ final class HTTPServerTests: XCTestCase {
     /// Answers with the body's length; records what it was given.
     final class Recorder: HTTPHandler, @unchecked Sendable {
         private let lock = NSLock()
-        private(set) var requests: [HTTPRequest] = []
-        private(set) var refusals: [(status: Int?, reason: String)] = []
+        private var kept: [HTTPRequest] = []
+        private var refused: [(status: Int?, reason: String)] = []
         var delay: Double = 0
         var answer: (HTTPRequest) -> HTTPResponse = { .text(200, "got \($0.body.count) bytes") }
 
@@ -24,7 +24,7 @@ final class HTTPServerTests: XCTestCase {
 
         func respond(to request: HTTPRequest) -> HTTPResponse {
             lock.lock()
-            requests.append(request)
+            kept.append(request)
             lock.unlock()
             if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             return answer(request)
@@ -32,21 +32,25 @@ final class HTTPServerTests: XCTestCase {
 
         func refused(_ head: HTTPRequestHead?, remoteAddress: String, status: Int?, reason: String) {
             lock.lock()
-            refusals.append((status, reason))
+            refused.append((status, reason))
             lock.unlock()
         }
 
-        var requestCount: Int {
+        var requests: [HTTPRequest] {
             lock.lock()
             defer { lock.unlock() }
-            return requests.count
+            return kept
         }
 
-        var refusalReasons: [String] {
+        var requestCount: Int { requests.count }
+
+        var refusals: [(status: Int?, reason: String)] {
             lock.lock()
             defer { lock.unlock() }
-            return refusals.map(\.reason)
+            return refused
         }
+
+        var refusalReasons: [String] { refusals.map(\.reason) }
     }
 
     private var server: HTTPServer?

@@ -107,6 +107,17 @@ public final class SocketClient {
         return data
     }
 
+    /// What the server sends until it holds `marker`, closes the connection, or `seconds` pass.
+    public func read(until marker: String, seconds: Double) -> String {
+        var text = ""
+        let deadline = Date().addingTimeInterval(seconds)
+        while !text.contains(marker), Date() < deadline {
+            let piece = read(upTo: 4096, seconds: min(0.05, max(0, deadline.timeIntervalSinceNow)))
+            text += String(decoding: piece, as: UTF8.self)
+        }
+        return text
+    }
+
     /// Closes the connection at once (a client that goes away).
     public func closeNow() { shutdown(descriptor, Int32(SHUT_RDWR)) }
 
@@ -116,6 +127,13 @@ public final class SocketClient {
         guard poll(&entry, 1, Int32(seconds * 1000)) > 0 else { return false }
         var byte: UInt8 = 0
         return recv(descriptor, &byte, 1, Int32(MSG_PEEK)) <= 0
+    }
+
+    /// A complete request over a Unix socket, with everything answered.
+    public static func exchange(_ request: String, unixSocket path: String, seconds: Double = 5) throws -> String {
+        let client = try SocketClient(unixSocket: path)
+        client.send(request)
+        return client.readAll(seconds: seconds)
     }
 
     /// A complete request, with the answer's status line (empty when the connection closed without one).
