@@ -120,7 +120,9 @@ let package = Package(
         .testTarget(
             name: "PipeReportTests", dependencies: ["PipeReport", "PipeApple", "PipeCLI", "PipeTestSupport"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "PipeCLITests", dependencies: ["PipeCLI", "PipeHTTP", "PipeServer", "PipeSpec", "PipeTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin"]),
