@@ -72,6 +72,18 @@ final class ControllerHTTPSectionsTests: XCTestCase {
         XCTAssertEqual(socket.listenerConfig.listener, .unixSocket(path: ".pipe/http.sock"))
     }
 
+    func testTheExampleInTheDocsLoadsAsDocumented() throws {
+        let text = try String(
+            contentsOf: RepositoryPaths.root.appendingPathComponent("docs/controller.md"), encoding: .utf8)
+        let start = try XCTUnwrap(text.range(of: "```yaml\nhttp:\n"), "the http: example in docs/controller.md")
+        let block = text[start.upperBound...]
+        let end = try XCTUnwrap(block.range(of: "```"))
+        let sections = try load("http:\n" + block[..<end.lowerBound])
+        XCTAssertEqual(sections.listenerConfig.listener, .tcp(address: "127.0.0.1", port: 8088))
+        XCTAssertEqual(sections.listenerConfig.runURL("1"), "https://ci.example.com/pipe/runs/1")
+        XCTAssertEqual(sections.listenerConfig.limits.maxHeaderBytes, 8192)
+    }
+
     func testChatOpsListenerKeysStillWorkWithoutAnHTTPSection() throws {
         let sections = try load(Self.chatops.replacingOccurrences(of: "  path:", with: "  port: 9100\n  path:"))
         XCTAssertEqual(sections.listenerConfig.listener, .tcp(address: "127.0.0.1", port: 9100))

@@ -63,7 +63,7 @@ enum ControllerCommand {
                     + "\(error.problems.count == 1 ? "" : "s"); the controller did not start\n")
             return PipeExitCode.usage.rawValue
         }
-        if context.arguments.flag("check") { return check(config, context: context) }
+        if context.arguments.flag("check") { return check(config, sections: sections, context: context) }
 
         let hostsFile =
             context.hostsFile(of: project)
@@ -172,7 +172,9 @@ enum ControllerCommand {
         }
     }
 
-    private static func check(_ config: ControllerConfig, context: CommandContext) -> Int32 {
+    private static func check(_ config: ControllerConfig, sections: ControllerHTTPSections, context: CommandContext)
+        -> Int32
+    {
         var lines = ["\(config.file) is valid:"]
         let now = Date()
         for schedule in config.schedules {
@@ -195,6 +197,14 @@ enum ControllerCommand {
                 + (config.sessionIdleSeconds > 0
                     ? "SSH sessions kept \(Int(config.sessionIdleSeconds)) s for the next run"
                     : "SSH sessions closed after each run"))
+        if let chatops = sections.chatops {
+            let http = sections.listenerConfig
+            let port: UInt16 = if case .tcp(_, let port) = http.listener { port } else { 0 }
+            lines.append(
+                "  http: listens on \(ControllerHTTPServices.describe(http.listener, port: port)) "
+                    + "(\(sections.http == nil ? "as chatops: says" : "as http: says")): chat-ops at \(chatops.path)"
+                    + (http.baseURL.map { "; public URL \($0)" } ?? ""))
+        }
         context.console.out(lines.joined(separator: "\n") + "\n")
         return 0
     }
