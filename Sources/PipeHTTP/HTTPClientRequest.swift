@@ -34,7 +34,8 @@ public struct HTTPClientRequest: Sendable, CustomStringConvertible {
 
     public var description: String {
         let names = headers.map(\.name).joined(separator: ", ")
-        return "\(HTTPRouter.quoted(method)) \(Self.redacted(url))" + (names.isEmpty ? "" : " (headers: \(names))")
+        let shownMethod = method.utf8.allSatisfy(HTTPHeaders.isTokenByte) ? method : HTTPText.quoted(method)
+        return "\(shownMethod) \(Self.redacted(url))" + (names.isEmpty ? "" : " (headers: \(names))")
     }
 
     /// `url` without what may be secret: the user and password, and the query (replaced by `?…`).
@@ -50,7 +51,7 @@ public struct HTTPClientRequest: Sendable, CustomStringConvertible {
         if let at = authority.lastIndex(of: "@") { authority = "…@" + authority[authority.index(after: at)...] }
         var rest = text[authorityEnd...]
         if let mark = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<mark] + "?…" }
-        return HTTPRouter.quoted(scheme + authority + rest).dropFirst().dropLast().description
+        return HTTPText.printable(scheme + authority + rest, limit: 300)
     }
 }
 

@@ -42,7 +42,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     static func validate(name: String, value: String) throws(HTTPHeaderError) {
         guard !name.isEmpty, name.utf8.allSatisfy(isTokenByte) else {
             throw HTTPHeaderError(
-                "the header name \(quoted(name)) is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~)")
+                "the header name \(HTTPText.quoted(name)) is not an HTTP token (letters, digits, !#$%&'*+-.^_`|~)")
         }
         guard !reserved.contains(name.lowercased()) else {
             throw HTTPHeaderError(
@@ -71,10 +71,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             return true
         default: return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
         }
-    }
-
-    private static func quoted(_ text: String) -> String {
-        "'" + String(text.unicodeScalars.prefix(80).map { $0.isASCII && $0.value >= 0x20 ? Character($0) : "?" }) + "'"
     }
 }
 

@@ -48,7 +48,7 @@ struct HTTPRouter {
     }
 
     func route(_ head: HTTPRequestHead) -> Decision {
-        let echoed = { (text: String) in Self.quoted(text) }
+        let echoed = HTTPText.quoted
         if head.path.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == "." || $0 == ".." }
         ) {
             return .refused(
@@ -83,13 +83,5 @@ struct HTTPRouter {
                 reason: "body of \(length) bytes is over the limit of \(limit)", endpoint: endpoint)
         }
         return .endpoint(endpoint)
-    }
-
-    /// How much of a sender's path, method or media type a refusal repeats, with anything unprintable replaced.
-    static func quoted(_ text: String) -> String {
-        let printable = text.unicodeScalars.prefix(80).map {
-            $0.value >= 0x20 && $0.value != 0x7F ? Character($0) : "?"
-        }
-        return "'" + String(printable) + (text.unicodeScalars.count > 80 ? "…" : "") + "'"
     }
 }

@@ -119,7 +119,7 @@ final class HTTPClientTests: XCTestCase {
             headers: [("Authorization", "Bearer \(token)"), ("Accept", "application/json")])
         XCTAssertEqual(
             request.description,
-            "'POST' http://127.0.0.1:1/repos/o/r/statuses/abc?… (headers: Authorization, Accept)")
+            "POST http://127.0.0.1:1/repos/o/r/statuses/abc?… (headers: Authorization, Accept)")
         var messages: [String] = []
         do { _ = try HTTPClient().send(request) } catch { messages.append(error.message) }
         let injected = HTTPClientRequest(
