@@ -3,6 +3,10 @@ import PipeHTTP
 import PipeTestSupport
 import XCTest
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// libcurl against this module's own server over real HTTP: methods, headers and bodies both ways, bounded
 /// answers, times, no redirects, only HTTP(S), and no secret in what it says.
 final class HTTPClientTests: XCTestCase {
@@ -78,6 +82,41 @@ final class HTTPClientTests: XCTestCase {
             XCTAssertEqual(($0 as? HTTPClientError)?.kind, .timeout, "\($0)")
         }
         XCTAssertLessThan(Date().timeIntervalSince(began), 1.5)
+    }
+
+    func testTheConnectTimeBoundsAServerThatNeverAccepts() throws {
+        // A listener whose accept queue is full: the kernel drops further connection attempts unanswered.
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(listener, pointer, length) == 0 && listen(listener, 0) == 0
+                    && getsockname(listener, pointer, &length) == 0
+            }
+        }
+        XCTAssertTrue(bound)
+        var fillers: [Int32] = []
+        defer { fillers.forEach { close($0) } }
+        for _ in 0..<4 {
+            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            _ = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) }
+            }
+            fillers.append(filler)
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        let url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/"
+        let began = Date()
+        XCTAssertThrowsError(
+            try HTTPClient().send(HTTPClientRequest("GET", url, connectSeconds: 0.5, totalSeconds: 20))
+        ) {
+            XCTAssertEqual(($0 as? HTTPClientError)?.kind, .timeout, "\($0)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(began), 2, "the connect time, not the total")
     }
 
     func testARedirectIsTheAnswerAndIsNotFollowed() throws {
