@@ -100,7 +100,7 @@ final class HTTPClientTests: XCTestCase {
         }
         XCTAssertTrue(bound)
         var fillers: [Int32] = []
-        defer { fillers.forEach { close($0) } }
+        defer { for filler in fillers { close(filler) } }
         for _ in 0..<4 {
             let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             _ = withUnsafePointer(to: &address) {
