@@ -33,7 +33,7 @@ struct ControllerHTTPConfig: Equatable {
 ///
 /// The controller listens once. With an `http:` section, `chatops:` may not say where to listen (its `address`,
 /// `port`, `unix-socket` and its connection limits are `pipe chatops serve`'s); without one, those `chatops:` keys
-/// are the listener, as before `http:` existed.
+/// place the listener, so a config written for chat-ops alone keeps working.
 final class ControllerHTTPSections {
     private(set) var http: ControllerHTTPConfig?
     private(set) var chatops: ChatOpsConfig?
