@@ -94,7 +94,8 @@ private final class StreamReader {
         self.descriptor = descriptor
     }
 
-    /// Whether the client has hung up: the thread waits in the callback, so libmicrohttpd cannot see it itself.
+    /// Whether the client has hung up: the thread waits in the callback, so libmicrohttpd cannot see it itself. A
+    /// client that shuts down only its sending side after the request counts as gone too.
     func clientGone() -> Bool {
         guard descriptor >= 0 else { return false }
         var entry = pollfd(fd: descriptor, events: Self.readHangUp, revents: 0)
