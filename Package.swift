@@ -54,10 +54,11 @@ let package = Package(
         ),
         .target(
             name: "PipeReport", dependencies: ["PipeCore", "PipeApple", "PipeBasics"], swiftSettings: strictSettings),
-        // The chat-ops endpoint: slash commands over HTTP (libmicrohttpd), answers to response_url (libcurl).
+        // HTTP in (libmicrohttpd: one server, endpoints mounted by path) and out (libcurl), for every endpoint.
+        .target(name: "PipeHTTP", dependencies: ["PipeBasics", "CMicroHTTPD", "CCurl"], swiftSettings: strictSettings),
+        // The chat-ops endpoint: slash commands over HTTP, answers to response_url.
         .target(
-            name: "PipeChatOps",
-            dependencies: ["PipeBasics", "PipeCore", "PipeSpec", "PipeReport", "CMicroHTTPD", "CCurl"],
+            name: "PipeChatOps", dependencies: ["PipeBasics", "PipeCore", "PipeSpec", "PipeReport", "PipeHTTP"],
             swiftSettings: strictSettings),
         // Forges (GitHub, Gitea/Forgejo, GitLab): forges.yml, webhooks in, statuses, checks and comments out.
         .target(
@@ -88,7 +89,7 @@ let package = Package(
             dependencies: [
                 "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
                 "XcodebuildTestPlugin", "ChecklistPlugin", "ShellPlugin", "ExternalPlugin", "PipeServer",
-                "PipeChatOps", "PipeForge",
+                "PipeChatOps", "PipeForge", "PipeHTTP",
             ],
             swiftSettings: strictSettings
         ),
@@ -119,7 +120,9 @@ let package = Package(
         .testTarget(
             name: "PipeReportTests", dependencies: ["PipeReport", "PipeApple", "PipeCLI", "PipeTestSupport"],
             exclude: ["Fixtures"]),
-        .testTarget(name: "PipeCLITests", dependencies: ["PipeCLI", "PipeTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "PipeCLITests", dependencies: ["PipeCLI", "PipeHTTP", "PipeServer", "PipeSpec", "PipeTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin"]),
@@ -129,7 +132,8 @@ let package = Package(
             name: "ExternalPluginTests", dependencies: ["ExternalPlugin", "PipeSSH", "PipeTestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "PipeServerTests", dependencies: ["PipeServer", "PipeStore", "PipeTestSupport"]),
-        .testTarget(name: "PipeChatOpsTests", dependencies: ["PipeChatOps", "PipeTestSupport"]),
+        .testTarget(name: "PipeHTTPTests", dependencies: ["PipeHTTP", "PipeTestSupport"]),
+        .testTarget(name: "PipeChatOpsTests", dependencies: ["PipeChatOps", "PipeHTTP", "PipeTestSupport"]),
         .testTarget(
             name: "PipeForgeTests", dependencies: ["PipeForge", "PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport"]),

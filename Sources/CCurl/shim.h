@@ -21,6 +21,10 @@ typedef size_t (*pipe_curl_write_callback)(char *data, size_t size, size_t count
 static inline CURLcode pipe_curl_set_write_callback(CURL *handle, pipe_curl_write_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
 }
+/// What curl calls with each line of the response head (the same shape as the body's callback).
+static inline CURLcode pipe_curl_set_header_callback(CURL *handle, pipe_curl_write_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
+}
 static inline CURLcode pipe_curl_response_code(CURL *handle, long *code) {
     return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, code);
 }

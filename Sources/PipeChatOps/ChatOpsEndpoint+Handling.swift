@@ -1,6 +1,7 @@
 import Foundation
 import PipeBasics
 import PipeCore
+import PipeHTTP
 
 extension ChatOpsEndpoint {
     /// Verifies, reads, limits, parses, authorizes and carries out one complete request.

@@ -1,19 +1,23 @@
 import Foundation
 import PipeCore
+import PipeHTTP
 
 /// The chat-ops endpoint: an HTTP server that takes slash commands, verifies, limits, authorizes and audits them,
 /// hands them to a `ChatOpsBackend`, acknowledges within the chat's 3 seconds, and later posts the run's progress
 /// to the request's `response_url`.
 ///
+/// It is one endpoint (`httpEndpoint`) mounted on an `HTTPServer`: its own (`start()`, for `pipe chatops serve`) or
+/// the controller's one listener (`mount()`).
+///
 /// Order of checks, each refusal answered and audited with nothing done: path (404), method (405), content type
-/// (415), body size (413), then on a worker: verification (401/400), form (400), per-user rate (429), command
+/// (415), body size (413), all decided by the server's routing from the head, then on a worker: verification (401/400), form (400), per-user rate (429), command
 /// (a misunderstood one gets help), authorization (403, and the reason posted to the response URL too, since
 /// Slack shows only a generic error for a non-200 answer).
 ///
 /// The audit log takes bounded room: every field is cut to `limits.auditFieldBytes`, and refusals of requests
 /// that did not verify go through a `RefusalThrottle` per peer (the proxy's forwarded address only when
 /// `ProxyHeaderTrust` believes it). Verified requests are always written and never limited by others' refusals.
-public final class ChatOpsEndpoint: HTTPServerDelegate, @unchecked Sendable {
+public final class ChatOpsEndpoint: HTTPHandler, @unchecked Sendable {
     public let config: ChatOpsConfig
     let verifier: RequestVerifier
     let backend: ChatOpsBackend
@@ -59,17 +63,39 @@ public final class ChatOpsEndpoint: HTTPServerDelegate, @unchecked Sendable {
         self.clock = clock
     }
 
-    /// Starts listening; returns the port (the one chosen when the config says 0; 0 on a Unix socket).
+    /// Starts listening on a server of its own; returns the port (the one chosen when the config says 0; 0 on a
+    /// Unix socket). Refusals that belong to no endpoint (another path, a connection that sent no head) are
+    /// audited here too.
     @discardableResult
     public func start() throws -> UInt16 {
+        let endpoint = try mount()
+        do {
+            let server = try HTTPServer(
+                listener: config.listener, limits: config.serverLimits, endpoints: [endpoint], observer: self)
+            self.server = server
+            return server.port
+        } catch {
+            stop()
+            throw error
+        }
+    }
+
+    /// The endpoint to mount on a server the caller owns (the controller's one listener), with the threads that
+    /// write counted refusals started; `stop()` ends them.
+    public func mount() throws -> HTTPEndpoint {
         if config.proxy?.secretHeader != nil, proxyTrust.secretHeader == nil {
             throw ChatOpsError(
                 "chatops.proxy.secret-header is set but its secret was not given to the endpoint (empty or not read)")
         }
-        let server = try HTTPServer(listener: config.listener, limits: config.serverLimits, delegate: self)
-        self.server = server
         startFlushing()
-        return server.port
+        return httpEndpoint
+    }
+
+    /// Slash commands: `POST` of a form to the configured path, within the config's limits.
+    public var httpEndpoint: HTTPEndpoint {
+        HTTPEndpoint(
+            "chat-ops", path: .exact(config.path), methods: ["POST"],
+            mediaTypes: ["application/x-www-form-urlencoded"], limits: config.endpointLimits, handler: self)
     }
 
     /// Stops listening, writes the refusals still counted, then stops following runs and posting messages.
@@ -109,32 +135,7 @@ public final class ChatOpsEndpoint: HTTPServerDelegate, @unchecked Sendable {
         thread.start()
     }
 
-    // MARK: - HTTPServerDelegate
-
-    public func screen(_ head: HTTPRequestHead) -> HTTPResponse? {
-        let refusal: (Int, String, String)?
-        let quoted = { (text: String) in "'" + AuditText.cut(text, to: Self.echoedBytes) + "'" }
-        if head.path != config.path {
-            refusal = (404, "wrong path", "no endpoint at \(quoted(head.path))")
-        } else if head.method != "POST" {
-            refusal = (405, "wrong method", "slash commands are sent with POST, not \(quoted(head.method))")
-        } else if head.mediaType != "application/x-www-form-urlencoded" {
-            refusal = (
-                415, "wrong media type",
-                "slash commands are sent as application/x-www-form-urlencoded, not "
-                    + (head.mediaType.map(quoted) ?? "nothing")
-            )
-        } else {
-            refusal = nil
-        }
-        guard let (status, kind, reason) = refusal else { return nil }
-        var entry = entry(for: head, fallback: head.remoteAddress)
-        entry.status = status
-        entry.reason = reason
-        entry.kind = kind
-        record(entry)
-        return .text(status, reason)
-    }
+    // MARK: - HTTPHandler
 
     public func refused(_ head: HTTPRequestHead?, remoteAddress: String, status: Int?, reason: String) {
         var entry = entry(for: head, fallback: remoteAddress)
@@ -156,15 +157,16 @@ public final class ChatOpsEndpoint: HTTPServerDelegate, @unchecked Sendable {
     /// The fixed label of a refusal the HTTP server made.
     static func kind(ofServerRefusal reason: String, status: Int?) -> String {
         switch status {
+        case 400?: return "bad path"
+        case 404?: return "wrong path"
+        case 405?: return "wrong method"
+        case 415?: return "wrong media type"
         case 413?: return "body too large"
         case 503?: return "server busy"
         case let code?: return "HTTP \(code)"
         case nil: return reason.hasPrefix("cut off") ? "slow or stalled client" : "closed early"
         }
     }
-
-    /// How much of a sender's path, method or media type a refusal repeats.
-    static let echoedBytes = 80
 
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let outcome = handle(request)

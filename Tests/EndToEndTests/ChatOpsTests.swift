@@ -33,7 +33,11 @@ final class ChatOpsTests: EmulatedHostTestCase {
 
     /// Starts the endpoint on a free port with a config naming alice (may run anything and sign shortcuts) and bob
     /// (may read, run nothing).
-    private func startServer(limits: String = "", underController: Bool = false, unixSocket: String? = nil) throws {
+    /// - Parameters:
+    ///   - httpSection: under the controller, listen where its `http:` section says (not `chatops:`).
+    private func startServer(
+        limits: String = "", underController: Bool = false, httpSection: Bool = false, unixSocket: String? = nil
+    ) throws {
         try secret.write(
             to: project.url.appendingPathComponent(".pipe/chatops-secret"), atomically: true, encoding: .utf8)
         let config = """
@@ -70,7 +74,12 @@ final class ChatOpsTests: EmulatedHostTestCase {
             return
         } else if underController {
             // The controller's config holds the same section; the file names the secret relative to itself.
-            try config.replacingOccurrences(of: "port: 8088", with: "port: 0").write(
+            let controllerConfig =
+                httpSection
+                ? config.replacingOccurrences(of: "  address: 127.0.0.1\n  port: 8088\n", with: "")
+                    + "\nhttp:\n  address: 127.0.0.1\n  port: 0\n  base-url: https://ci.example.com/pipe\n"
+                : config.replacingOccurrences(of: "port: 8088", with: "port: 0")
+            try controllerConfig.write(
                 to: project.url.appendingPathComponent(".pipe/controller.yml"), atomically: true, encoding: .utf8)
             server = try BackgroundPipe(["controller", "--config", ".pipe/controller.yml"], in: project)
         } else {
@@ -256,6 +265,14 @@ final class ChatOpsTests: EmulatedHostTestCase {
         let record = try project.lastRecord()
         XCTAssertEqual(record["runID"] as? String, runID, "the run keeps the id the chat was given")
         XCTAssertEqual((record["request"] as? [String: Any])?["trigger"] as? String, "chat")
+    }
+
+    func testTheControllerMountsTheEndpointOnTheListenerOfItsHTTPSection() throws {
+        try startServer(underController: true, httpSection: true)
+        let answer = try post(form("runs"))
+        XCTAssertEqual(answer.status, 200, answer.body)
+        let output = try XCTUnwrap(server).chunks().map(\.text).joined()
+        XCTAssertTrue(output.contains("chat-ops at /chatops/slash (public URL https://ci.example.com/pipe)"), output)
     }
 
     func testRefusalsAreAnsweredWithTheRightStatusAndQueueNothing() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import PipeChatOps
+import PipeHTTP
 import PipeTestSupport
 import XCTest
 

@@ -1,6 +1,7 @@
 import Foundation
 import PipeChatOps
 import PipeCore
+import PipeTestSupport
 import Synchronization
 import XCTest
 

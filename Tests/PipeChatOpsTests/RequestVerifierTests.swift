@@ -1,5 +1,6 @@
 import Foundation
 import PipeChatOps
+import PipeHTTP
 import XCTest
 
 /// Slack's signature, its timestamp window and replays; Mattermost's token.

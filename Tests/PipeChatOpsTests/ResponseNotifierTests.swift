@@ -1,5 +1,6 @@
 import Foundation
 import PipeChatOps
+import PipeHTTP
 import XCTest
 
 /// Messages to a response URL over real HTTP (libcurl to a libmicrohttpd receiver): order, retries with backoff,
@@ -30,11 +31,32 @@ final class ResponseNotifierTests: XCTestCase {
         super.tearDown()
     }
 
-    /// A receiver that answers each post with the next status of `statuses` (then 200).
-    private func startReceiver(statuses: [Int] = []) throws -> (HTTPServerTests.Recorder, String) {
-        let recorder = HTTPServerTests.Recorder()
-        let remaining = LockedQueue(statuses)
-        recorder.answer = { _ in .text(remaining.next() ?? 200, "ok") }
+    /// The chat's side of a response URL: keeps each post and answers with the next status given (then 200).
+    final class Receiver: HTTPHandler, @unchecked Sendable {
+        private let lock = NSLock()
+        private var kept: [HTTPRequest] = []
+        let statuses: LockedQueue
+
+        init(statuses: [Int]) { self.statuses = LockedQueue(statuses) }
+
+        func respond(to request: HTTPRequest) -> HTTPResponse {
+            lock.lock()
+            kept.append(request)
+            lock.unlock()
+            return .text(statuses.next() ?? 200, "ok")
+        }
+
+        func refused(_ head: HTTPRequestHead?, remoteAddress: String, status: Int?, reason: String) {}
+
+        var requests: [HTTPRequest] {
+            lock.lock()
+            defer { lock.unlock() }
+            return kept
+        }
+    }
+
+    private func startReceiver(statuses: [Int] = []) throws -> (Receiver, String) {
+        let recorder = Receiver(statuses: statuses)
         let server = try HTTPServer(
             address: "127.0.0.1", port: 0, limits: HTTPServerLimits(), delegate: recorder)
         receiver = server
@@ -65,7 +87,7 @@ final class ResponseNotifierTests: XCTestCase {
         XCTAssertTrue(notifier.isIdle, "the notifier still has messages after \(seconds) s")
     }
 
-    private func texts(_ recorder: HTTPServerTests.Recorder) throws -> [String] {
+    private func texts(_ recorder: Receiver) throws -> [String] {
         try recorder.requests.map { request in
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(request.body)) as? [String: Any])
             return try XCTUnwrap(object["text"] as? String)
@@ -105,7 +127,7 @@ final class ResponseNotifierTests: XCTestCase {
         notifier.send(
             "x", to: notifier.channel(url: url, requestedAt: Date(), inChannel: false, label: "a"), summary: "x")
         waitUntilIdle(notifier)
-        XCTAssertEqual(recorder.requestCount, 1, "a 404 is not retried")
+        XCTAssertEqual(recorder.requests.count, 1, "a 404 is not retried")
         XCTAssertTrue(logLines.all.contains { $0.contains("refused x for a with HTTP 404") }, "\(logLines.all)")
 
         let closed = "http://127.0.0.1:1/nothing-listens"

@@ -1,6 +1,7 @@
 import Foundation
 import PipeChatOps
 import PipeCore
+import PipeHTTP
 import PipeSpec
 
 /// `pipe chatops serve --config chatops.yml`: serves the chat-ops endpoint on its own, driving each queued run in

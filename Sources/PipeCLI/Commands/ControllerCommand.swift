@@ -2,6 +2,7 @@ import Foundation
 import PipeBasics
 import PipeChatOps
 import PipeCore
+import PipeHTTP
 import PipeServer
 import PipeSpec
 import PipeStore
@@ -50,11 +51,11 @@ enum ControllerCommand {
         let project = try context.projectFolder()
         let configURL = configFile(context, project: project)
         var loader = configLoader(context, project: project)
-        let chatops = ChatOpsSection()
-        loader.additionalSections["chatops"] = chatops.decode
+        let sections = ControllerHTTPSections()
+        sections.register(on: &loader)
         let config: ControllerConfig
         do {
-            config = try loader.load(configURL)
+            config = try sections.load(loader, configURL)
         } catch {
             context.console.err(error.description + "\n")
             context.console.err(
@@ -62,7 +63,7 @@ enum ControllerCommand {
                     + "\(error.problems.count == 1 ? "" : "s"); the controller did not start\n")
             return PipeExitCode.usage.rawValue
         }
-        if context.arguments.flag("check") { return check(config, context: context) }
+        if context.arguments.flag("check") { return check(config, sections: sections, context: context) }
 
         let hostsFile =
             context.hostsFile(of: project)
@@ -85,7 +86,7 @@ enum ControllerCommand {
             runThreadStore: runStore)
         controller.reloadConfig = {
             executor.forgetParsedFiles()
-            return try loader.load(configURL)
+            return try sections.load(loader, configURL)
         }
         controller.reloadApplied = { executor.sessions.idleSeconds = $0.sessionIdleSeconds }
         let signals = ControllerSignals(controller: controller)
@@ -96,33 +97,40 @@ enum ControllerCommand {
             context.console.err("error: \(error)\n")
             return PipeExitCode.environmentFailure.rawValue
         }
-        // The chat-ops endpoint, when the config has a `chatops:` section: `/pipe run` feeds this controller's queue.
-        // It starts once this controller holds the store's lock, so a refused second controller never listens.
-        var endpoint: ChatOpsEndpoint?
-        if let chatopsConfig = chatops.config {
-            do {
-                endpoint = try startChatOps(
+        // The one HTTP listener, with every endpoint the config asks for mounted by path. It starts once this
+        // controller holds the store's lock, so a refused second controller never listens.
+        let services = ControllerHTTPServices()
+        do {
+            if let chatopsConfig = sections.chatops {
+                let endpoint = try makeChatOps(
                     chatopsConfig, configURL: configURL, project: project, hostsFile: hostsFile, store: store,
                     context: context)
-            } catch {
-                // The config asks for chat-ops: a controller without it would silently drop chat requests.
-                context.console.err("error: the chat-ops endpoint did not start: \(error); stopping\n")
-                controller.requestStop(reason: "the chat-ops endpoint did not start")
-                controller.run()
-                return PipeExitCode.environmentFailure.rawValue
+                // Stopped if anything after it fails to start.
+                services.mount(try endpoint.mount(), stop: endpoint.stop)
+                // Refusals that belong to no endpoint go to its audit log, as when it listened alone.
+                services.observer = endpoint
             }
+            if let line = try services.listen(sections.listenerConfig, project: project) {
+                context.console.out(line + "\n")
+            }
+        } catch {
+            // The config asks for these endpoints: a controller without them would silently drop their requests.
+            services.stop()
+            context.console.err("error: the HTTP listener did not start: \(error); stopping\n")
+            controller.requestStop(reason: "the HTTP listener did not start")
+            controller.run()
+            return PipeExitCode.environmentFailure.rawValue
         }
         controller.run()
-        endpoint?.stop()
+        services.stop()
         return 0
     }
 
-    /// Starts the endpoint with a backend that queues chat requests in the store this controller drains.
-    private static func startChatOps(
+    /// The chat-ops endpoint, with a backend that queues chat requests in the store this controller drains.
+    private static func makeChatOps(
         _ config: ChatOpsConfig, configURL: URL, project: ProjectFolder, hostsFile: URL, store: SQLiteRunStore,
         context: CommandContext
     ) throws -> ChatOpsEndpoint {
-        let config = ChatOpsSetup.resolvingSocket(config, in: project)
         let (secret, proxySecret) = try ChatOpsSetup.secrets(
             of: config, configURL: configURL, environment: context.environment)
         let console = context.console
@@ -136,12 +144,9 @@ enum ControllerCommand {
             reader: reader, queue: store, project: project, environment: context.environment)
         let audit = StoreChatAuditLog(
             store: store, copy: try JSONLinesAuditLog(url: auditURL, maxBytes: config.limits.auditLogBytes))
-        let endpoint = ChatOpsEndpoint(
+        console.out("chatops: \(config.dialect.rawValue) commands at \(config.path) (audit log \(auditURL.path))\n")
+        return ChatOpsEndpoint(
             config: config, secret: secret, proxySecret: proxySecret, backend: backend, audit: audit, log: log)
-        let port = try endpoint.start()
-        console.out(
-            "chatops: listening on \(ChatOpsSetup.listening(config, port: port)) (audit log \(auditURL.path))\n")
-        return endpoint
     }
 
     /// `--config`, or controller.yml in the project folder.
@@ -167,7 +172,9 @@ enum ControllerCommand {
         }
     }
 
-    private static func check(_ config: ControllerConfig, context: CommandContext) -> Int32 {
+    private static func check(_ config: ControllerConfig, sections: ControllerHTTPSections, context: CommandContext)
+        -> Int32
+    {
         var lines = ["\(config.file) is valid:"]
         let now = Date()
         for schedule in config.schedules {
@@ -190,25 +197,15 @@ enum ControllerCommand {
                 + (config.sessionIdleSeconds > 0
                     ? "SSH sessions kept \(Int(config.sessionIdleSeconds)) s for the next run"
                     : "SSH sessions closed after each run"))
+        if let chatops = sections.chatops {
+            let http = sections.listenerConfig
+            let port: UInt16 = if case .tcp(_, let port) = http.listener { port } else { 0 }
+            lines.append(
+                "  http: listens on \(ControllerHTTPServices.describe(http.listener, port: port)) "
+                    + "(\(sections.http == nil ? "as chatops: says" : "as http: says")): chat-ops at \(chatops.path)"
+                    + (http.baseURL.map { "; public URL \($0)" } ?? ""))
+        }
         context.console.out(lines.joined(separator: "\n") + "\n")
         return 0
-    }
-}
-
-/// The controller config's `chatops:` section, decoded by the chat-ops loader with its problems reported in the
-/// controller config's own list (file:line:column).
-final class ChatOpsSection {
-    private(set) var config: ChatOpsConfig?
-
-    func decode(_ document: SpecDocument, _ node: YAMLNode, _ path: SpecKeyPath) {
-        do {
-            config = try ChatOpsConfigLoader.load(node, file: document.file, keyPath: path.description)
-        } catch {
-            config = nil
-            for problem in error.problems {
-                let keys = problem.keyPath.split(separator: ".").map { SpecKeyPath.Component.key(String($0)) }
-                document.error(SpecKeyPath(keys), at: problem.mark, problem.message)
-            }
-        }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import PipeCore
+import PipeHTTP
 
 /// The `chatops:` section of the controller's config (and of `pipe chatops serve --config`): where the endpoint
 /// listens, how requests are verified, its limits, and who may do what.
@@ -62,7 +63,14 @@ public struct ChatOpsConfig: Sendable, Equatable {
         unixSocket.map { .unixSocket(path: $0) } ?? .tcp(address: address, port: port)
     }
 
-    /// The HTTP server's limits.
+    /// What one slash command may take.
+    public var endpointLimits: HTTPEndpointLimits {
+        HTTPEndpointLimits(
+            maxBodyBytes: limits.bodyBytes, requestSeconds: limits.requestSeconds,
+            answerSeconds: min(2.5, limits.requestSeconds))
+    }
+
+    /// The limits of a server of its own (`pipe chatops serve`).
     public var serverLimits: HTTPServerLimits {
         HTTPServerLimits(
             maxBodyBytes: limits.bodyBytes, maxHeaderBytes: limits.headerBytes, maxConnections: limits.connections,

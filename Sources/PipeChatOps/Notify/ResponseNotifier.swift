@@ -1,4 +1,5 @@
 import Foundation
+import PipeHTTP
 
 /// Sends the messages that follow an acknowledgement to each request's `response_url`, on its own threads, so a
 /// slow or failing chat never holds up a run or another request.
@@ -7,8 +8,8 @@ import Foundation
 /// after the request). A post that fails (no connection, 429, 5xx) is retried after 1, 2, 4, 8 s; a 4xx other than
 /// 429 is final (the URL expired or was refused). Every delivery, retry and drop is logged.
 public final class ResponseNotifier: @unchecked Sendable {
-    /// Posts one JSON body to a URL (libcurl by default).
-    public typealias Poster = @Sendable (_ body: [UInt8], _ url: String) -> HTTPPoster.Outcome
+    /// Posts one JSON body to a URL (libcurl by default): the answer's status, or why there is none.
+    public typealias Poster = @Sendable (_ body: [UInt8], _ url: String) -> Result<Int, HTTPClientError>
 
     private let condition = NSCondition()
     private var channels: [ResponseChannel] = []
@@ -24,7 +25,7 @@ public final class ResponseNotifier: @unchecked Sendable {
     ///   - log: where deliveries, retries and drops are reported (the server's log).
     public init(
         workers: Int = 2, retryDelays: [Double] = [1, 2, 4, 8],
-        poster: @escaping Poster = { HTTPPoster.postJSON($0, to: $1, timeoutSeconds: 10) },
+        poster: @escaping Poster = { ResponseNotifier.postJSON($0, to: $1) },
         log: @escaping @Sendable (String) -> Void
     ) {
         self.poster = poster
@@ -135,26 +136,31 @@ public final class ResponseNotifier: @unchecked Sendable {
         }
     }
 
+    /// Posts `body` as JSON with libcurl, waiting at most 10 s; the answer's body is not needed and not kept.
+    public static func postJSON(_ body: [UInt8], to url: String) -> Result<Int, HTTPClientError> {
+        let request = HTTPClientRequest(
+            "POST", url, headers: [("Content-Type", "application/json")], body: body, maxResponseBytes: 4096,
+            totalSeconds: 10)
+        return Result { () throws(HTTPClientError) in try HTTPClient().send(request).status }
+    }
+
     private func deliver(_ delivery: ResponseChannel.Delivery, on channel: ResponseChannel) {
         var delivery = delivery
         delivery.attempts += 1
         let outcome = poster(delivery.body, channel.url)
         var retryAt: Date?
         switch outcome {
-        case .answered(let status) where (200..<300).contains(status):
+        case .success(let status) where (200..<300).contains(status):
             if delivery.attempts > 1 {
                 log("chatops: sent \(delivery.summary) for \(channel.label) on attempt \(delivery.attempts)")
             }
-        case .answered(let status) where status != 429 && (400..<500).contains(status):
+        case .success(let status) where status != 429 && (400..<500).contains(status):
             log("chatops: the response_url refused \(delivery.summary) for \(channel.label) with HTTP \(status)")
         default:
             let why: String
-            if case .answered(let status) = outcome {
-                why = "HTTP \(status)"
-            } else if case .failed(let text) = outcome {
-                why = text
-            } else {
-                why = "no answer"
+            switch outcome {
+            case .success(let status): why = "HTTP \(status)"
+            case .failure(let error): why = error.message
             }
             if delivery.attempts <= retryDelays.count {
                 let wait = retryDelays[delivery.attempts - 1]

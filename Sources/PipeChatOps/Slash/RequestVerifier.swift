@@ -1,5 +1,6 @@
 import Foundation
 import PipeBasics
+import PipeHTTP
 
 /// Checks that a request comes from the chat, before anything else is read from it.
 ///

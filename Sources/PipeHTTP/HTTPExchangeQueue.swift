@@ -2,18 +2,19 @@ import Foundation
 
 /// The one thread-safe hand-over between libmicrohttpd's connection threads and the workers that answer.
 ///
-/// A connection thread puts a complete request in and waits (bounded) for its answer; a worker takes it out,
-/// answers it, and wakes the connection thread. Bounded: when it is full a request is answered 503 at once.
+/// A connection thread puts the work that answers a complete request in and waits (bounded) for the answer; a
+/// worker takes it out, does it, and wakes the connection thread. Bounded: when it is full a request is answered 503 at once.
 final class HTTPExchangeQueue: @unchecked Sendable {
     /// One request waiting for its answer.
     final class Exchange: @unchecked Sendable {
-        let request: HTTPRequest
+        /// Makes the answer (the endpoint's handler, on the worker's thread).
+        let work: () -> HTTPResponse
         private let answered = DispatchSemaphore(value: 0)
         private let lock = NSLock()
         private var response: HTTPResponse?
         private var abandoned = false
 
-        init(request: HTTPRequest) { self.request = request }
+        init(work: @escaping () -> HTTPResponse) { self.work = work }
 
         /// Called by the worker; `false` when the connection gave up waiting (its answer will never be sent).
         @discardableResult
@@ -43,12 +44,12 @@ final class HTTPExchangeQueue: @unchecked Sendable {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    /// Adds a request; `nil` when the queue is full or closed.
-    func put(_ request: HTTPRequest) -> Exchange? {
+    /// Adds a request's work; `nil` when the queue is full or closed.
+    func put(_ work: @escaping () -> HTTPResponse) -> Exchange? {
         condition.lock()
         defer { condition.unlock() }
         guard !closed, waiting.count < capacity else { return nil }
-        let exchange = Exchange(request: request)
+        let exchange = Exchange(work: work)
         waiting.append(exchange)
         condition.signal()
         return exchange

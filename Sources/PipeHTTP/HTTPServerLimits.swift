@@ -1,4 +1,6 @@
-/// What one request and the whole server may take; past any of them a request is refused or cut off.
+/// What the whole server, and a connection before its request is routed, may take; past any of them a request is
+/// refused or cut off. The body, total and answer limits are those of a server with one handler for every path;
+/// mounted endpoints have their own (`HTTPEndpointLimits`).
 public struct HTTPServerLimits: Sendable, Equatable {
     /// Largest body accepted (413 beyond).
     public var maxBodyBytes: Int
@@ -37,6 +39,11 @@ public struct HTTPServerLimits: Sendable, Equatable {
         self.answerSeconds = answerSeconds
         self.queueCapacity = queueCapacity
         self.workers = workers
+    }
+
+    /// The body, total and answer limits as one endpoint's.
+    public var endpointLimits: HTTPEndpointLimits {
+        HTTPEndpointLimits(maxBodyBytes: maxBodyBytes, requestSeconds: requestSeconds, answerSeconds: answerSeconds)
     }
 
     /// Connections libmicrohttpd accepts beyond `maxConnections`, so that a new one can arrive and push out a

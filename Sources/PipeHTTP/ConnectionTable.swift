@@ -9,13 +9,22 @@ import Foundation
 /// libmicrohttpd's own timeout only measures idleness, so a client that sends one byte a second would hold a
 /// connection for ever. The watchdog shuts down the socket of a connection whose head or whole request has run past
 /// its limit; libmicrohttpd then sees the connection fail and closes it. A connection is counted from when it
-/// opened, and again from the end of each request it completed (keep-alive). When the table is over its size, the
-/// oldest connection without a request head is cut the same way.
+/// opened, and again from the end of each request it completed (keep-alive); a routed request has its endpoint's
+/// total time, and a streamed answer, untimed once begun, is cut when its client stops reading. When the table is
+/// over its size, the oldest connection without a request head is cut the same way.
 final class ConnectionTable: @unchecked Sendable {
     /// A connection the watchdog cut off.
     struct Cut {
+        /// Why it was cut.
+        enum Cause {
+            case noHead, tooSlow, stalled
+        }
+
         var head: HTTPRequestHead?
         var remoteAddress: String
+        var cause: Cause = .noHead
+        /// The request it was serving (its endpoint hears of the cut).
+        var state: RequestState?
     }
 
     private struct Entry {
@@ -82,6 +91,14 @@ final class ConnectionTable: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// Closes every streamed answer (the server is stopping), so that their producers end.
+    func closeStreams() {
+        lock.lock()
+        let streams = entries.values.compactMap { $0.state?.stream }
+        lock.unlock()
+        for stream in streams { stream.close() }
+    }
+
     func wasCut(_ connection: OpaquePointer) -> Bool {
         lock.lock()
         defer { lock.unlock() }
@@ -96,7 +113,9 @@ final class ConnectionTable: @unchecked Sendable {
         return limit - Date().timeIntervalSince(since)
     }
 
-    func startWatchdog(head headLimit: Double, total limit: Double, report: @escaping (Cut, Bool) -> Void) {
+    /// - Parameters:
+    ///   - limit: the total time of a connection whose request is not routed yet.
+    func startWatchdog(head headLimit: Double, total limit: Double, report: @escaping (Cut) -> Void) {
         lock.lock()
         running = true
         lock.unlock()
@@ -104,7 +123,7 @@ final class ConnectionTable: @unchecked Sendable {
         let thread = Thread { [weak self, watchdogEnded] in
             defer { watchdogEnded.leave() }
             while let self, self.isRunning {
-                for (cut, headMissing) in self.cutExpired(head: headLimit, total: limit) { report(cut, headMissing) }
+                for cut in self.cutExpired(head: headLimit, total: limit) { report(cut) }
                 Thread.sleep(forTimeInterval: 0.1)
             }
         }
@@ -127,20 +146,32 @@ final class ConnectionTable: @unchecked Sendable {
         return running
     }
 
-    /// Cuts the connections past a limit; each with whether it never sent its head.
-    private func cutExpired(head headLimit: Double, total limit: Double) -> [(Cut, Bool)] {
+    /// Cuts the connections past a limit.
+    private func cutExpired(head headLimit: Double, total defaultLimit: Double) -> [Cut] {
         lock.lock()
         defer { lock.unlock() }
         let now = Date()
-        var cuts: [(Cut, Bool)] = []
+        var cuts: [Cut] = []
         for (key, entry) in entries where !entry.cut {
             let age = now.timeIntervalSince(entry.since)
-            guard age > limit || (entry.state == nil && age > headLimit) else { continue }
+            let state = entry.state
+            let cause: Cut.Cause
+            if let state, let stream = state.stream {
+                guard stream.stalled(longerThan: state.limits.stallSeconds, now: now) else { continue }
+                cause = .stalled
+            } else if age > (state?.limits.requestSeconds ?? defaultLimit) {
+                cause = state == nil ? .noHead : .tooSlow
+            } else if state == nil && age > headLimit {
+                cause = .noHead
+            } else {
+                continue
+            }
             entries[key]?.cut = true
             if entry.descriptor >= 0 { _ = shutdown(entry.descriptor, Int32(SHUT_RDWR)) }
-            let idleBetweenRequests = entry.state == nil && entry.served > 0
-            if entry.state?.responded != true && !idleBetweenRequests {
-                cuts.append((Cut(head: entry.state?.head, remoteAddress: entry.remoteAddress), entry.state == nil))
+            state?.stream?.close()
+            let idleBetweenRequests = state == nil && entry.served > 0
+            if (state?.responded != true || cause == .stalled) && !idleBetweenRequests {
+                cuts.append(Cut(head: state?.head, remoteAddress: entry.remoteAddress, cause: cause, state: state))
             }
         }
         return cuts

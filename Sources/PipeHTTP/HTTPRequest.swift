@@ -3,8 +3,10 @@ import Foundation
 /// What a request says before its body: method, path, headers and who sent it.
 public struct HTTPRequestHead: Sendable, Equatable {
     public var method: String
-    /// The path as sent, without the query string.
+    /// The path as sent (percent escapes decoded), without the query string.
     public var path: String
+    /// The query string's arguments, decoded; a name given twice keeps its first value.
+    public var query: [String: String]
     /// Header names in lower case; a header sent twice keeps both values joined with `, `.
     public var headers: [String: String]
     /// Names (lower case) of the headers that were sent more than once.
@@ -17,11 +19,12 @@ public struct HTTPRequestHead: Sendable, Equatable {
     public var receivedAt: Date
 
     public init(
-        method: String, path: String, headers: [String: String], repeatedHeaders: Set<String> = [],
-        remoteAddress: String, viaUnixSocket: Bool = false, receivedAt: Date
+        method: String, path: String, query: [String: String] = [:], headers: [String: String],
+        repeatedHeaders: Set<String> = [], remoteAddress: String, viaUnixSocket: Bool = false, receivedAt: Date
     ) {
         self.method = method
         self.path = path
+        self.query = query
         self.headers = headers
         self.repeatedHeaders = repeatedHeaders
         self.remoteAddress = remoteAddress

@@ -1,19 +1,20 @@
 import Foundation
-import PipeChatOps
+import PipeHTTP
+import PipeTestSupport
 import XCTest
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// The libmicrohttpd server over real sockets: whole bodies, limits, the total-time watchdog, the answer queue,
-/// and libcurl posting to it.
+/// The libmicrohttpd server over real sockets with one handler for every path: whole bodies, limits, the
+/// total-time watchdog, the answer queue, and libcurl posting to it.
 final class HTTPServerTests: XCTestCase {
     /// Answers with the body's length; records what it was given.
-    final class Recorder: HTTPServerDelegate, @unchecked Sendable {
+    final class Recorder: HTTPHandler, @unchecked Sendable {
         private let lock = NSLock()
-        private(set) var requests: [HTTPRequest] = []
-        private(set) var refusals: [(status: Int?, reason: String)] = []
+        private var kept: [HTTPRequest] = []
+        private var refused: [(status: Int?, reason: String)] = []
         var delay: Double = 0
         var answer: (HTTPRequest) -> HTTPResponse = { .text(200, "got \($0.body.count) bytes") }
 
@@ -23,7 +24,7 @@ final class HTTPServerTests: XCTestCase {
 
         func respond(to request: HTTPRequest) -> HTTPResponse {
             lock.lock()
-            requests.append(request)
+            kept.append(request)
             lock.unlock()
             if delay > 0 { Thread.sleep(forTimeInterval: delay) }
             return answer(request)
@@ -31,21 +32,25 @@ final class HTTPServerTests: XCTestCase {
 
         func refused(_ head: HTTPRequestHead?, remoteAddress: String, status: Int?, reason: String) {
             lock.lock()
-            refusals.append((status, reason))
+            refused.append((status, reason))
             lock.unlock()
         }
 
-        var requestCount: Int {
+        var requests: [HTTPRequest] {
             lock.lock()
             defer { lock.unlock() }
-            return requests.count
+            return kept
         }
 
-        var refusalReasons: [String] {
+        var requestCount: Int { requests.count }
+
+        var refusals: [(status: Int?, reason: String)] {
             lock.lock()
             defer { lock.unlock() }
-            return refusals.map(\.reason)
+            return refused
         }
+
+        var refusalReasons: [String] { refusals.map(\.reason) }
     }
 
     private var server: HTTPServer?
@@ -193,8 +198,9 @@ final class HTTPServerTests: XCTestCase {
         let recorder = Recorder()
         recorder.delay = 1
         let server = try start(recorder, limits: HTTPServerLimits(answerSeconds: 0.3))
-        let outcome = HTTPPoster.postJSON(Array("{}".utf8), to: "http://127.0.0.1:\(server.port)/in")
-        XCTAssertEqual(outcome, .answered(status: 503))
+        let answer = try HTTPClient().send(HTTPClientRequest("POST", "http://127.0.0.1:\(server.port)/in"))
+        XCTAssertEqual(answer.status, 503)
+        XCTAssertEqual(answer.header("retry-after"), "1", "a 503 says when to try again")
     }
 
     func testLibcurlPostsJSONToTheServer() throws {
@@ -202,16 +208,16 @@ final class HTTPServerTests: XCTestCase {
         recorder.answer = { _ in .text(201, "made") }
         let server = try start(recorder)
         let body = Array(#"{"text":"héllo"}"#.utf8)
-        XCTAssertEqual(HTTPPoster.postJSON(body, to: "http://127.0.0.1:\(server.port)/hook"), .answered(status: 201))
+        let url = "http://127.0.0.1:\(server.port)/hook"
+        let post = HTTPClientRequest("POST", url, headers: [("Content-Type", "application/json")], body: body)
+        XCTAssertEqual(try HTTPClient().send(post).status, 201)
         XCTAssertEqual(recorder.requests.first?.body, body)
         XCTAssertEqual(recorder.requests.first?.head.mediaType, "application/json")
         XCTAssertEqual(recorder.requests.first?.head.path, "/hook")
         server.stop()
-        guard case .failed = HTTPPoster.postJSON(body, to: "http://127.0.0.1:\(server.port)/hook") else {
-            return XCTFail("a closed port is a failure")
+        XCTAssertThrowsError(try HTTPClient().send(post), "a closed port is a failure") { error in
+            XCTAssertEqual((error as? HTTPClientError)?.kind, .connect, "\(error)")
         }
-        guard case .failed = HTTPPoster.postJSON(body, to: "file:///etc/passwd") else {
-            return XCTFail("only http and https")
-        }
+        XCTAssertThrowsError(try HTTPClient().send(HTTPClientRequest("GET", "file:///etc/passwd")), "only http(s)")
     }
 }
