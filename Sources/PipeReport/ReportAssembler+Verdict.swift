@@ -127,15 +127,22 @@ extension ReportAssembler {
             }
         } else if let scanner, !collector.results.isEmpty || !scanner.facts.failingTestsListed.isEmpty {
             let logged = collector.finalResults(
-                xcodebuildReportedSwiftTesting: scanner.facts.xcodebuildReportedSwiftTesting)
+                xcodebuildReportedSwiftTesting: scanner.facts.xcodebuildReportedSwiftTesting,
+                qualifiedNames: scanner.facts.failingTestsListed.items + scanner.facts.crashedTestsNamed.items)
             // Every test of `logged` was shown as it ended; only those named under `Failing tests:` alone were not.
-            return (logged + listedOnly(scanner.facts), collector.earlierRuns, logged.count, true)
+            return (logged + listedOnly(scanner.facts, besides: logged), collector.earlierRuns, logged.count, true)
         } else {
             let failures = legacyRecord?.failedTests ?? summary?.testFailures.map(\.testCaseResult) ?? []
             tests = failures.map { legacyDetails[$0.identifier] ?? $0 }
             complete = false
         }
-        let fromLog = Dictionary(collector.results.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
+        // The library's suite-less names of failed Swift Testing tests, qualified by the bundle's failed tests.
+        let logged =
+            collector.results
+            + collector.finalResults(
+                xcodebuildReportedSwiftTesting: false,
+                qualifiedNames: tests.filter { $0.status == .failed }.map(\.identifier))
+        let fromLog = Dictionary(logged.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         let legacyFailures = Dictionary(
             (legacyRecord?.failedTests ?? []).map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         for index in tests.indices where tests[index].status == .failed {
@@ -148,15 +155,24 @@ extension ReportAssembler {
         return (tests, earlier, 0, complete)
     }
 
-    /// Tests named under `Failing tests:` that no test line reported (a log that dropped them, a crash): they
-    /// failed all the same.
-    private func listedOnly(_ facts: XcodebuildLogFacts) -> [TestCaseResult] {
-        let known = Set(collector.results.map(\.identifier))
-        return facts.failingTestsListed.items.filter { !known.contains($0) }.map {
-            TestCaseResult(
-                identifier: $0, status: .failed,
-                failureMessage: "listed under `Failing tests:`; the log has no line for the test itself")
+    /// Tests named under `Failing tests:`, or as the crash under `Testing failed:`, that no test line reported (a
+    /// log that dropped them, a crash): they failed all the same.
+    private func listedOnly(_ facts: XcodebuildLogFacts, besides logged: [TestCaseResult]) -> [TestCaseResult] {
+        var known = Set(collector.results.map(\.identifier) + logged.map(\.identifier))
+        var listed: [TestCaseResult] = []
+        for name in facts.failingTestsListed.items where known.insert(name).inserted {
+            listed.append(
+                TestCaseResult(
+                    identifier: name, status: .failed,
+                    failureMessage: "listed under `Failing tests:`; the log has no line for the test itself"))
         }
+        for name in facts.crashedTestsNamed.items where known.insert(name).inserted {
+            listed.append(
+                TestCaseResult(
+                    identifier: name, status: .failed,
+                    failureMessage: "its test process crashed (named under `Testing failed:`)"))
+        }
+        return listed
     }
 
     private func classify(summary: XcresultSummary?, tests: [TestCaseResult]) -> XcodebuildVerdict {
@@ -201,10 +217,11 @@ extension ReportAssembler {
     /// Where the log's totals agree with its test lines but the list is shorter: some runs repeated a name (a
     /// retry, or Specta/Quick shared examples naming a test the same in several contexts), each listed once.
     private func repeatedNamesLine(listed: Int) -> String? {
-        guard testResults == nil, legacyTests == nil, let facts = scanner?.facts, !facts.statedTotals.isEmpty,
-            facts.totalsDisagreement == nil, listed < facts.statedExecuted
+        guard testResults == nil, legacyTests == nil, let facts = scanner?.facts,
+            !facts.statedTotals.isEmpty || !facts.swiftTestingTotals.isEmpty, facts.totalsDisagreement == nil,
+            listed < facts.statedTestRuns
         else { return nil }
-        return "the log's totals count \(facts.statedExecuted) test runs; \(facts.statedExecuted - listed) of them "
+        return "the log's totals count \(facts.statedTestRuns) test runs; \(facts.statedTestRuns - listed) of them "
             + "repeat a name already reported (a retry, or the same name in another context) and are listed once"
     }
 

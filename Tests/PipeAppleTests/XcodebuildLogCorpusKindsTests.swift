@@ -1,0 +1,117 @@
+import Foundation
+import PipeApple
+import PipeCore
+import XCTest
+
+/// Kinds of log the real corpus (`PipeReportTests/Fixtures/real`) showed read wrong, each in its smallest form.
+final class XcodebuildLogCorpusKindsTests: XCTestCase {
+    private func facts(_ log: String) -> XcodebuildLogFacts {
+        XcodebuildLogParser.parse(Data(log.utf8)).facts
+    }
+
+    private let xctestRun =
+        "Test Suite 'All tests' started at 2025-05-28 12:34:01.893.\n"
+        + "Test Suite 'Pkg.xctest' started at 2025-05-28 12:34:01.893.\n"
+        + "Test Suite 'TestClass' started at 2025-05-28 12:34:01.893.\n"
+        + "Test Case '-[Pkg.TestClass test1]' started.\n"
+        + "Test Case '-[Pkg.TestClass test1]' passed (0.035 seconds).\n"
+        // The nested suite's end line is missing, as in the real log: the outermost end closes it.
+        + "Test Suite 'Pkg.xctest' passed at 2025-05-28 12:34:02.222.\n"
+        + "\t Executed 1 test, with 0 failures (0 unexpected) in 0.327 (0.329) seconds\n"
+        + "Test Suite 'All tests' passed at 2025-05-28 12:34:02.222.\n"
+        + "\t Executed 1 test, with 0 failures (0 unexpected) in 0.327 (0.329) seconds\n"
+    private let swiftTestingStart =
+        "\u{1007C8} Test run started.\n\u{1007C8} Suite S started.\n\u{1007C8} Test t() started.\n"
+        + "\u{10105B} Test t() passed after 0.006 seconds.\n"
+
+    /// `swift test` prints no banner: its test tools' totals, once every run ended, are its verdict.
+    func testASwiftTestLogEndedByItsOwnTotalsPassed() throws {
+        let log = xctestRun + swiftTestingStart + "\u{10105B} Test run with 1 test passed after 0.007 seconds.\n"
+        let verdict = try XCTUnwrap(XcodebuildOutcomeClassifier.classifyEndedWithoutVerdict(log: facts(log)))
+        XCTAssertEqual(verdict.outcome, .passed)
+        XCTAssertTrue(verdict.evidence.contains("Test run with 1 test passed after 0.007 seconds."), "\(verdict)")
+        XCTAssertTrue(verdict.evidence.contains { $0.hasPrefix("Executed 1 test, with 0 failures") }, "\(verdict)")
+    }
+
+    func testASwiftTestLogCutShortHasNoVerdict() {
+        XCTAssertNil(XcodebuildOutcomeClassifier.classifyEndedWithoutVerdict(log: facts(xctestRun + swiftTestingStart)))
+        let running = xctestRun + "\u{1007C8} Test run started.\n\u{1007C8} Test t() started.\n"
+        XCTAssertNil(XcodebuildOutcomeClassifier.classifyEndedWithoutVerdict(log: facts(running)))
+        let xcodebuild = "Command line invocation:\n    /usr/bin/xcodebuild -scheme S test\n\n" + xctestRun
+        XCTAssertNil(
+            XcodebuildOutcomeClassifier.classifyEndedWithoutVerdict(log: facts(xcodebuild)),
+            "xcodebuild always prints a banner: without it the run was cut short")
+    }
+
+    func testAnInvocationNamingNoActionIsABuild() {
+        let log =
+            "Command line invocation:\n    \n/Applications/Xcode.app/Contents/Developer/usr/bin/xcodebuild "
+            + "-project /p/App.xcodeproj -scheme App -destination id=4023268C\n\n** BUILD SUCCEEDED ** [12.692 sec]\n"
+        XCTAssertEqual(facts(log).requestedAction.name, "build")
+        XCTAssertEqual(XcodebuildOutcomeClassifier.classify(exit: .exited(0), log: facts(log)).outcome, .passed)
+        XCTAssertEqual(XcodebuildRequestedAction.actions(inInvocation: "xcodebuild -exportArchive -archivePath a"), [])
+    }
+
+    /// A Swift runtime trap in the XCTest test that was running is that test's crash, though no line ends it.
+    func testAFatalErrorInARunningXCTestIsItsCrash() throws {
+        let log =
+            "Test Case '-[DateTests.CalendarDay__Tests testToday]' started.\n"
+            + "DateTests/CalendarDayTests.swift:63: Fatal error: This test is not implemented yet.\n"
+            + "Child process terminated with signal 5: Trace/BPT trap\n"
+        let read = facts(log)
+        let failure = try XCTUnwrap(read.failedTests.items.first)
+        XCTAssertEqual(failure.identifier, "CalendarDay__Tests/testToday()")
+        XCTAssertEqual(failure.failureLocation, "CalendarDayTests.swift:63")
+        XCTAssertEqual(failure.failureMessage, "crashed: Fatal error: This test is not implemented yet.")
+        XCTAssertEqual(XcodebuildOutcomeClassifier.classifyEndedWithoutVerdict(log: read)?.outcome, .testsFailed)
+        let library = "\u{1007C8} Test t() started.\nT.swift:24: Fatal error: nil\n"
+        XCTAssertEqual(facts(library).failedCount, 0, "Swift Testing runs tests at once: a trap names none of them")
+    }
+
+    func testAFailedBuildStepBeforeAnyTestIsABuildFailure() {
+        let log = "Command SwiftCompile failed with a nonzero exit code\nStack dump:\n0.\tProgram arguments: …\n"
+        XCTAssertEqual(XcodebuildOutcomeClassifier.classifyEndedWithoutVerdict(log: facts(log))?.outcome, .buildFailed)
+    }
+
+    func testAnUntrustedPackageMacroIsTheHostsConfiguration() {
+        let log =
+            "/p/Package.swift:PACKAGE-TARGET:M: error: Macro “M” from package “p” must be enabled before it can be "
+            + "used\n\nThe following build commands failed:\n\tComputeTargetDependencyGraph\n(1 failure)\n"
+            + "** BUILD FAILED **\n"
+        let verdict = XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(log))
+        XCTAssertEqual(verdict.outcome, .hostConfig)
+        XCTAssertTrue(verdict.evidence.first?.contains("-skipMacroValidation") == true, "\(verdict)")
+    }
+
+    func testTheCrashNamedUnderTestingFailedIsAFailedTest() {
+        let log =
+            "Testing failed:\n\tRun test suite T encountered an error (Exceeded max restart count of 2. (Underlying "
+            + "Error: Crash: App (65214) TestingProjectTests.example3()))\n\n** TEST EXECUTE FAILED **\n"
+        XCTAssertEqual(facts(log).crashedTestsNamed.items, ["TestingProjectTests/example3()"])
+    }
+
+    /// The library names a failed test without its suite; `Failing tests:` gives the bundle's name.
+    func testAFailedSwiftTestingTestTakesItsNameFromFailingTests() {
+        var collector = XcodebuildTestCollector()
+        _ = collector.record(.init(identifier: "optional()", status: .passed), origin: .swiftTesting)
+        _ = collector.record(.init(identifier: "unconditionalFail()", status: .failed), origin: .swiftTesting)
+        _ = collector.record(.init(identifier: "Test 3", status: .failed), origin: .swiftTesting)
+        let names = ["H/unconditionalFail()", "SomeTests/test3()"]
+        XCTAssertEqual(
+            collector.finalResults(xcodebuildReportedSwiftTesting: false, qualifiedNames: names).map(\.identifier),
+            ["optional()", "H/unconditionalFail()", "SomeTests/test3()"])
+        _ = collector.record(.init(identifier: "Test 4", status: .failed), origin: .swiftTesting)
+        XCTAssertEqual(
+            collector.finalResults(xcodebuildReportedSwiftTesting: false, qualifiedNames: names + ["S/t4()"])
+                .map(\.identifier),
+            ["optional()", "H/unconditionalFail()", "Test 3", "Test 4"], "two display names: no guess")
+    }
+
+    func testSwiftTestingTotalsAreCheckedAgainstItsLines() {
+        let log = swiftTestingStart + "\u{10105B} Test run with 2 tests passed after 0.007 seconds.\n"
+        XCTAssertEqual(facts(log).statedTestRuns, 2)
+        XCTAssertEqual(
+            facts(log).totalsDisagreement,
+            "the log's totals (Swift Testing's `Test run with …`) say 2 tests ran; its test lines show 1")
+    }
+}
