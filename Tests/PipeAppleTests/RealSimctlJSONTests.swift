@@ -7,42 +7,34 @@ import XCTest
 /// `pipe sims` and a run's simulator choice use (`SimctlListParser`, `SimulatorSelector`, `SimulatorCreation`).
 /// `real-simctl/` holds whole files as found; `simctl/` the samples of `apple-formats.md` (trimmed, see the README).
 final class RealSimctlJSONTests: XCTestCase {
+    /// Counted by reading the file.
     struct Listing {
         var file: String
         var xcode: String
-        /// Devices and available devices, counted by reading the file.
         var devices: Int
         var available: Int
-        /// The runtime version `iOS, latest` picks, or `nil` when no iOS simulator is available.
         var latestIOS: String?
+
+        init(_ file: String, _ xcode: String, _ devices: Int, _ available: Int, _ latestIOS: String?) {
+            (self.file, self.xcode, self.devices, self.available, self.latestIOS) =
+                (file, xcode, devices, available, latestIOS)
+        }
     }
 
+    /// File, Xcode version, devices and available devices, and the runtime `iOS, latest` picks (`nil`: none).
     static let listings: [Listing] = [
-        .init(file: "simctl/devices-xcode9.4.json", xcode: "9.4", devices: 2, available: 2, latestIOS: "11.4"),
-        .init(
-            file: "real-simctl/carthage-xcode10.0-availables.json", xcode: "10.0", devices: 6, available: 5,
-            latestIOS: "12.0"),
-        .init(
-            file: "real-simctl/carthage-xcode10.0-unavailable.json", xcode: "10.0", devices: 2, available: 0,
-            latestIOS: nil),
-        .init(
-            file: "real-simctl/carthage-xcode10.1-beta.json", xcode: "10.1 beta", devices: 6, available: 5,
-            latestIOS: "12.0"),
-        .init(file: "real-simctl/carthage-xcode10.1.json", xcode: "10.1", devices: 6, available: 3, latestIOS: "12.0"),
-        .init(file: "simctl/devices-xcode10.1.json", xcode: "10.1", devices: 1, available: 1, latestIOS: "12.0"),
-        .init(
-            file: "real-simctl/carthage-xcode10.2-beta.json", xcode: "10.2 beta", devices: 6, available: 3,
-            latestIOS: "12.0"),
-        .init(
-            file: "real-simctl/carthage-xcode10.2-unavailable-latest.json", xcode: "10.2", devices: 66, available: 33,
-            latestIOS: "12.1"),
-        .init(file: "simctl/devices-xcode12.json", xcode: "12", devices: 1, available: 0, latestIOS: nil),
-        .init(
-            file: "real-simctl/go-xcode-xcode14-beta-list.json", xcode: "14 beta", devices: 71, available: 41,
-            latestIOS: "16.0"),
-        .init(file: "simctl/devices-xcode15.4.json", xcode: "15.4", devices: 2, available: 2, latestIOS: "17.4"),
-        .init(
-            file: "simctl/devices-xcode26.1-unavailable.json", xcode: "26.1", devices: 1, available: 0, latestIOS: nil),
+        .init("simctl/devices-xcode9.4.json", "9.4", 2, 2, "11.4"),
+        .init("real-simctl/carthage-xcode10.0-availables.json", "10.0", 6, 5, "12.0"),
+        .init("real-simctl/carthage-xcode10.0-unavailable.json", "10.0", 2, 0, nil),
+        .init("real-simctl/carthage-xcode10.1-beta.json", "10.1 beta", 6, 5, "12.0"),
+        .init("real-simctl/carthage-xcode10.1.json", "10.1", 6, 3, "12.0"),
+        .init("simctl/devices-xcode10.1.json", "10.1", 1, 1, "12.0"),
+        .init("real-simctl/carthage-xcode10.2-beta.json", "10.2 beta", 6, 3, "12.0"),
+        .init("real-simctl/carthage-xcode10.2-unavailable-latest.json", "10.2", 66, 33, "12.1"),
+        .init("simctl/devices-xcode12.json", "12", 1, 0, nil),
+        .init("real-simctl/go-xcode-xcode14-beta-list.json", "14 beta", 71, 41, "16.0"),
+        .init("simctl/devices-xcode15.4.json", "15.4", 2, 2, "17.4"),
+        .init("simctl/devices-xcode26.1-unavailable.json", "26.1", 1, 0, nil),
     ]
 
     func testEveryListingReadsAsItsDevicesAndTheChoiceIsTheLatestAvailable() throws {
