@@ -27,6 +27,7 @@ extension ReportAssembler {
             summary ?? testResults.map(XcresultSummary.init(tests:)) ?? legacyRecord.map(XcresultSummary.init(legacy:))
         var verdict = classify(summary: bundleSummary, tests: tests)
         if let line = repeatedNamesLine(listed: tests.count) { verdict.evidence.append(line) }
+        if complete, let line = bundleCountsLine(summary: bundleSummary, tests: tests) { verdict.evidence.append(line) }
         let flaky = tests.filter { test in
             test.status == .passed && earlierRuns.contains { $0.identifier == test.identifier && $0.status == .failed }
         }
@@ -223,6 +224,18 @@ extension ReportAssembler {
         else { return nil }
         return "the log's totals count \(facts.statedTestRuns) test runs; \(facts.statedTestRuns - listed) of them "
             + "repeat a name already reported (a retry, or the same name in another context) and are listed once"
+    }
+
+    /// Without a log, the bundle's test cases as counted, and where its totals count another number, that they do:
+    /// the inputs may come from two runs (a root record and test summaries of different bundles).
+    private func bundleCountsLine(summary: XcresultSummary?, tests: [TestCaseResult]) -> String? {
+        guard scanner.map({ $0.bytesRead == 0 }) ?? true, !tests.isEmpty else { return nil }
+        let count = { (status: TestCaseResult.Status) in tests.filter { $0.status == status }.count }
+        let listed =
+            "the bundle's test cases: \(count(.passed)) passed, \(count(.failed)) failed, \(count(.skipped)) skipped"
+        guard let summary else { return listed }
+        guard summary.totalTestCount != tests.count else { return nil }
+        return "\(listed); its totals count \(summary.totalTestCount) tests: the inputs may not be of the same run"
     }
 
     /// `137` → `KILL`: exit codes above 128 that a shell gives a process killed by a signal.
