@@ -51,6 +51,34 @@ public struct XcodebuildTestCollector {
         }
     }
 
+    /// The final results for what the log's facts say (`finalResults`, with `Failing tests:` and the crashes that
+    /// `Testing failed:` names as the suite-qualified names).
+    public func finalResults(reading facts: XcodebuildLogFacts) -> [TestCaseResult] {
+        finalResults(
+            xcodebuildReportedSwiftTesting: facts.xcodebuildReportedSwiftTesting,
+            qualifiedNames: facts.failingTestsListed.items + facts.crashedTestsNamed.items)
+    }
+
+    /// Tests named under `Failing tests:`, or as the crash under `Testing failed:`, that no test line reported (a
+    /// log that dropped them, a crash): they failed all the same. `logged` is `finalResults(reading:)`.
+    public func listedOnly(reading facts: XcodebuildLogFacts, besides logged: [TestCaseResult]) -> [TestCaseResult] {
+        var known = Set(results.map(\.identifier) + logged.map(\.identifier))
+        var listed: [TestCaseResult] = []
+        for name in facts.failingTestsListed.items where known.insert(name).inserted {
+            listed.append(
+                TestCaseResult(
+                    identifier: name, status: .failed,
+                    failureMessage: "listed under `Failing tests:`; the log has no line for the test itself"))
+        }
+        for name in facts.crashedTestsNamed.items where known.insert(name).inserted {
+            listed.append(
+                TestCaseResult(
+                    identifier: name, status: .failed,
+                    failureMessage: "its test process crashed (named under `Testing failed:`)"))
+        }
+        return listed
+    }
+
     /// `results` with the library's suite-less names of failed tests replaced by their one `Suite/test()` match.
     private func qualified(_ results: [TestCaseResult], by names: [String]) -> [TestCaseResult] {
         var byLastPart: [String: Set<String>] = [:]

@@ -126,12 +126,14 @@ extension ReportAssembler {
                 merged.failureLocation = merged.failureLocation ?? detail.failureLocation
                 return merged
             }
-        } else if let scanner, !collector.results.isEmpty || !scanner.facts.failingTestsListed.isEmpty {
-            let logged = collector.finalResults(
-                xcodebuildReportedSwiftTesting: scanner.facts.xcodebuildReportedSwiftTesting,
-                qualifiedNames: scanner.facts.failingTestsListed.items + scanner.facts.crashedTestsNamed.items)
+        } else if let scanner,
+            !collector.results.isEmpty || !scanner.facts.failingTestsListed.isEmpty
+                || !scanner.facts.crashedTestsNamed.isEmpty
+        {
+            let logged = collector.finalResults(reading: scanner.facts)
             // Every test of `logged` was shown as it ended; only those named under `Failing tests:` alone were not.
-            return (logged + listedOnly(scanner.facts, besides: logged), collector.earlierRuns, logged.count, true)
+            let listed = collector.listedOnly(reading: scanner.facts, besides: logged)
+            return (logged + listed, collector.earlierRuns, logged.count, true)
         } else {
             let failures = legacyRecord?.failedTests ?? summary?.testFailures.map(\.testCaseResult) ?? []
             tests = failures.map { legacyDetails[$0.identifier] ?? $0 }
@@ -154,26 +156,6 @@ extension ReportAssembler {
             }
         }
         return (tests, earlier, 0, complete)
-    }
-
-    /// Tests named under `Failing tests:`, or as the crash under `Testing failed:`, that no test line reported (a
-    /// log that dropped them, a crash): they failed all the same.
-    private func listedOnly(_ facts: XcodebuildLogFacts, besides logged: [TestCaseResult]) -> [TestCaseResult] {
-        var known = Set(collector.results.map(\.identifier) + logged.map(\.identifier))
-        var listed: [TestCaseResult] = []
-        for name in facts.failingTestsListed.items where known.insert(name).inserted {
-            listed.append(
-                TestCaseResult(
-                    identifier: name, status: .failed,
-                    failureMessage: "listed under `Failing tests:`; the log has no line for the test itself"))
-        }
-        for name in facts.crashedTestsNamed.items where known.insert(name).inserted {
-            listed.append(
-                TestCaseResult(
-                    identifier: name, status: .failed,
-                    failureMessage: "its test process crashed (named under `Testing failed:`)"))
-        }
-        return listed
     }
 
     private func classify(summary: XcresultSummary?, tests: [TestCaseResult]) -> XcodebuildVerdict {
