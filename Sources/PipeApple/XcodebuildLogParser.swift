@@ -246,6 +246,8 @@ public final class XcodebuildLogParser {
                 block = .resultBundlePath
             } else if line.hasPrefix("Restarting after unexpected exit, crash, or test timeout") {
                 facts.restartLines.append(line)
+                // The crashed process left its suites open; the restarted one opens its own.
+                facts.openSuites.removeAll()
                 emit(.testRunnerRestarted(line: line))
             }
         case UInt8(ascii: "x"):

@@ -107,6 +107,22 @@ final class XcodebuildLogCorpusKindsTests: XCTestCase {
             ["optional()", "H/unconditionalFail()", "Test 3", "Test 4"], "two display names: no guess")
     }
 
+    /// A crashed test process leaves its suites open; the restarted one's outermost total is still its run's.
+    func testTheRestartedProcessTotalIsRead() {
+        let log =
+            "Test Suite 'All tests' started at 2023-10-31 15:59:00.826.\nTest Suite 'C' started at 2023-10-31.\n"
+            + "Test Case '-[M.C testA]' started.\nM.swift:1: Fatal error: nil\n"
+            + "Restarting after unexpected exit, crash, or test timeout in C.testA(); summary will include totals from "
+            + "previous launches.\nTest Suite 'Selected tests' started at 2023-10-31 15:59:05.142.\n"
+            + "Test Case '-[M.C testB]' started.\nTest Case '-[M.C testB]' passed (0.001 seconds).\n"
+            + "Test Suite 'Selected tests' passed at 2023-10-31 15:59:05.143.\n"
+            + "\t Executed 2 tests, with 1 failure (0 unexpected) in 0.001 (0.001) seconds\n"
+        let read = facts(log)
+        XCTAssertEqual(read.statedTotals.items.map(\.executed), [2])
+        XCTAssertNil(read.totalsDisagreement)
+        XCTAssertEqual(read.failedTests.items.map(\.identifier), ["C/testA()"])
+    }
+
     func testSwiftTestingTotalsAreCheckedAgainstItsLines() {
         let log = swiftTestingStart + "\u{10105B} Test run with 2 tests passed after 0.007 seconds.\n"
         XCTAssertEqual(facts(log).statedTestRuns, 2)
