@@ -52,6 +52,9 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     public internal(set) var failedBuildSteps = BoundedList<String>(limit: listLimit)
     /// `Fatal error: …` (a Swift runtime trap) while an XCTest test was running: that test crashed.
     public internal(set) var crashLines = BoundedList<String>(limit: listLimit)
+    /// A line only xcodebuild prints (`Build settings from command line:`, `=== BUILD TARGET`, a build step such as
+    /// `CompileSwift`, `Testing started`): the log is xcodebuild's, which ends with a banner, not `swift test`'s.
+    public internal(set) var sawXcodebuildOutput = false
     /// Swift Testing printed `Test run started.`, and `Test run with N tests passed/failed after …` once it ended.
     public internal(set) var swiftTestingRunStarted = false
     public internal(set) var swiftTestingRunEnd: String?

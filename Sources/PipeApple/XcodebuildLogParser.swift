@@ -207,8 +207,28 @@ public final class XcodebuildLogParser {
         }
     }
 
+    /// Starts of lines that only xcodebuild prints.
+    private static let xcodebuildLineStarts = [
+        "Build settings from command line:", "User defaults from command line:", "=== BUILD", "=== CLEAN",
+        "Test session results", "Testing started", "Writing result bundle", "Prepare packages", "Check dependencies",
+        "CompileC ", "CompileSwift ", "CompileSwiftSources ", "SwiftCompile ", "SwiftDriver ", "SwiftEmitModule ",
+        "Ld ", "ProcessInfoPlistFile ", "PhaseScriptExecution ", "CodeSign ", "CpResource ", "ProcessPCH ",
+        "CompileStoryboard ", "CompileAssetCatalog ", "WriteAuxiliaryFile ", "CreateBuildDirectory ", "Libtool ",
+        "GenerateDSYMFile ", "Validate ", "Touch ", "ComputeTargetDependencyGraph",
+    ].map { Array($0.utf8) }
+
+    private func noteXcodebuildOutput(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard !facts.sawXcodebuildOutput else { return }
+        if Self.xcodebuildLineStarts.contains(where: { bytes.starts(with: $0) })
+            || Self.contains(bytes, Needle.xcodebuildProcess)
+        {
+            facts.sawXcodebuildOutput = true
+        }
+    }
+
     private func readStartOfLine(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let first = bytes.first else { return }
+        noteXcodebuildOutput(bytes)
         switch first {
         case UInt8(ascii: "*"):
             if let banner = XcodebuildBanner.parse(Self.text(bytes)) {
@@ -328,6 +348,7 @@ public final class XcodebuildLogParser {
         static let testSkipped = Array(" : Test skipped".utf8)
         static let fatalError = Array("Fatal error: ".utf8)
         static let mustBeEnabled = Array(" must be enabled before it can be used".utf8)
+        static let xcodebuildProcess = Array(" xcodebuild[".utf8)
         static let noSpace = Array("No space left on device".utf8)
         static let notEnoughDiskSpace = Array("not enough disk space".utf8)
         static let executionTimeAllowance = Array("exceeded execution time allowance".utf8)

@@ -181,7 +181,8 @@ public enum XcodebuildOutcomeClassifier {
         let ended = "the log ended without a banner and no exit code is known (killed, or cut short)"
         // `swift test` prints no banner: XCTest's outermost `Executed …` and Swift Testing's `Test run with …` are
         // its verdict, once every run it started has ended.
-        let swiftTestEnded = log.invokedActions.isEmpty && log.banners.isEmpty && log.testRunsEnded
+        let swiftTestEnded =
+            log.invokedActions.isEmpty && log.banners.isEmpty && !log.sawXcodebuildOutput && log.testRunsEnded
         let totals = log.statedTotals.items.suffix(2).map(\.line) + (log.swiftTestingRunEnd.map { [$0] } ?? [])
         if swiftTestEnded, log.hasAppFailures {
             evidence.addFailures()

@@ -41,6 +41,10 @@ final class XcodebuildLogCorpusKindsTests: XCTestCase {
         XCTAssertNil(
             XcodebuildOutcomeClassifier.classifyEndedWithoutVerdict(log: facts(xcodebuild)),
             "xcodebuild always prints a banner: without it the run was cut short")
+        let oldXcodebuild = "Build settings from command line:\n    SDKROOT = iphonesimulator7.0\n\n" + xctestRun
+        XCTAssertNil(
+            XcodebuildOutcomeClassifier.classifyEndedWithoutVerdict(log: facts(oldXcodebuild)),
+            "an xcodebuild log of an Xcode that printed no invocation line is xcodebuild's all the same")
     }
 
     func testAnInvocationNamingNoActionIsABuild() {
