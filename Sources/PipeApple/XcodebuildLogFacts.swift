@@ -141,6 +141,14 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
         return (xctestEnded || !sawSuite) && (swiftTestingEnded || !swiftTestingRunStarted)
     }
 
+    /// The one `Suite/test()` that `Failing tests:` or a `Testing failed:` crash gives a suite-less `test()`, if any.
+    public func listedName(of identifier: String) -> String? {
+        guard !identifier.contains("/") else { return nil }
+        let matches = Set(
+            (failingTestsListed.items + crashedTestsNamed.items).filter { $0.hasSuffix("/" + identifier) })
+        return matches.count == 1 ? matches.first : nil
+    }
+
     /// The tests and failures the log's own totals state (the sum over runs).
     public var statedExecuted: Int { statedTotals.items.reduce(0) { $0 + $1.executed } }
     public var statedFailures: Int { statedTotals.items.reduce(0) { $0 + $1.failures } }

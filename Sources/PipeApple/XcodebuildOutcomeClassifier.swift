@@ -377,7 +377,7 @@ private struct Evidence {
             add("Failing tests: " + listed.prefix(5).joined(separator: ", ") + (more > 0 ? " (+\(more) more)" : ""))
         }
         for failure in log.failedTests.items.prefix(3) {
-            var line = "\(failure.identifier) failed"
+            var line = "\(log.listedName(of: failure.identifier) ?? failure.identifier) failed"
             if let location = failure.failureLocation { line += " at \(location)" }
             if let message = failure.failureMessage { line += ": \(message)" }
             add(line)

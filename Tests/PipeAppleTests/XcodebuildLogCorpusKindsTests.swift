@@ -127,6 +127,16 @@ final class XcodebuildLogCorpusKindsTests: XCTestCase {
         XCTAssertEqual(read.failedTests.items.map(\.identifier), ["C/testA()"])
     }
 
+    func testTheEvidenceNamesAFailedSwiftTestingTestAsFailingTestsDoes() {
+        let log =
+            "\u{2718} Test unconditionalFail() recorded an issue at H.swift:38:25: Issue recorded\n"
+            + "\u{2718} Test unconditionalFail() failed after 0.001 seconds with 1 issue.\n\n"
+            + "Failing tests:\n\tH.unconditionalFail()\n\n** TEST EXECUTE FAILED **\n"
+        let verdict = XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(log))
+        XCTAssertTrue(
+            verdict.evidence.contains("H/unconditionalFail() failed at H.swift:38:25: Issue recorded"), "\(verdict)")
+    }
+
     func testSwiftTestingTotalsAreCheckedAgainstItsLines() {
         let log = swiftTestingStart + "\u{10105B} Test run with 2 tests passed after 0.007 seconds.\n"
         XCTAssertEqual(facts(log).statedTestRuns, 2)
