@@ -9,6 +9,11 @@ final class XcodebuildLogCorpusKindsTests: XCTestCase {
         XcodebuildLogParser.parse(Data(log.utf8)).facts
     }
 
+    /// The verdict of a log whose xcodebuild exited 65 (a failure banner).
+    private func exited65(_ log: String) -> XcodebuildVerdict {
+        XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(log))
+    }
+
     private let xctestRun =
         "Test Suite 'All tests' started at 2025-05-28 12:34:01.893.\n"
         + "Test Suite 'Pkg.xctest' started at 2025-05-28 12:34:01.893.\n"
@@ -82,7 +87,7 @@ final class XcodebuildLogCorpusKindsTests: XCTestCase {
             "/p/Package.swift:PACKAGE-TARGET:M: error: Macro “M” from package “p” must be enabled before it can be "
             + "used\n\nThe following build commands failed:\n\tComputeTargetDependencyGraph\n(1 failure)\n"
             + "** BUILD FAILED **\n"
-        let verdict = XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(log))
+        let verdict = exited65(log)
         XCTAssertEqual(verdict.outcome, .hostConfig)
         XCTAssertTrue(verdict.evidence.first?.contains("-skipMacroValidation") == true, "\(verdict)")
     }
@@ -132,9 +137,8 @@ final class XcodebuildLogCorpusKindsTests: XCTestCase {
             "\u{2718} Test unconditionalFail() recorded an issue at H.swift:38:25: Issue recorded\n"
             + "\u{2718} Test unconditionalFail() failed after 0.001 seconds with 1 issue.\n\n"
             + "Failing tests:\n\tH.unconditionalFail()\n\n** TEST EXECUTE FAILED **\n"
-        let verdict = XcodebuildOutcomeClassifier.classify(exit: .exited(65), log: facts(log))
-        XCTAssertTrue(
-            verdict.evidence.contains("H/unconditionalFail() failed at H.swift:38:25: Issue recorded"), "\(verdict)")
+        let evidence = exited65(log).evidence
+        XCTAssertTrue(evidence.contains("H/unconditionalFail() failed at H.swift:38:25: Issue recorded"), "\(evidence)")
     }
 
     func testSwiftTestingTotalsAreCheckedAgainstItsLines() {
