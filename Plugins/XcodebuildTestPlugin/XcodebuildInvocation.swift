@@ -31,12 +31,13 @@ struct XcodebuildInvocation {
             url: logURL, layer: layerName, events: context.events, limitBytes: context.layer.logLimitBytes,
             redactor: context.redactor)
         let parser = XcodebuildLogParser()
-        var tests = TestResultCollector()
+        // The same collector as `pipe report`'s, so a log names and counts its tests the same in both.
+        var tests = XcodebuildTestCollector()
         var processGroup: RemoteProcessGroup?
         let handleEvents = { (events: [XcodebuildLogEvent]) in
             for event in events {
-                if let finished = tests.record(event) {
-                    context.events.emit(.testFinished(layer: layerName, result: finished))
+                if case .testFinished(let result, let origin) = event, tests.record(result, origin: origin) {
+                    context.events.emit(.testFinished(layer: layerName, result: result))
                 }
             }
         }
@@ -57,7 +58,11 @@ struct XcodebuildInvocation {
             onStderr: { chunk in log.stderr(chunk) })
         handleEvents(parser.finish())
         log.finish()
-        return XcodebuildInvocation(exit: exit, facts: parser.facts, tests: tests.results, processGroup: processGroup)
+        let logged = tests.finalResults(reading: parser.facts)
+        let listed = tests.listedOnly(reading: parser.facts, besides: logged)
+        for result in listed { context.events.emit(.testFinished(layer: layerName, result: result)) }
+        return XcodebuildInvocation(
+            exit: exit, facts: parser.facts, tests: logged + listed, processGroup: processGroup)
     }
 
     /// Creates a folder on the host (the run's artifacts folder), once per run and host: every layer and the shared

@@ -93,22 +93,43 @@ extension SimctlListParser {
         var runtimes: [Runtime]?
     }
 
+    /// `isAvailable`: `true`/`false`, or the strings `"YES"`/`"NO"` of the Xcode 10.1 betas.
+    struct Availability: Decodable {
+        var value: Bool
+
+        init(from decoder: Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let flag = try? container.decode(Bool.self) {
+                value = flag
+                return
+            }
+            switch try container.decode(String.self).lowercased() {
+            case "yes", "true": value = true
+            case "no", "false": value = false
+            case let other:
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "expected true, false, \"YES\" or \"NO\", found \"\(other)\"")
+            }
+        }
+    }
+
     struct Device: Decodable {
         var udid: String
         var name: String
         var state: String?
-        var isAvailable: Bool?
-        /// `(available)` / `(unavailable, <reason>)` up to Xcode 10.2.
+        var isAvailable: Availability?
+        /// `(available)` / `(unavailable, <reason>)` up to Xcode 10.2 (some listings put a space before it).
         var availability: String?
         var availabilityError: String?
         var deviceTypeIdentifier: String?
 
         func simulator(runtime: SimulatorRuntimeKey) -> Simulator {
-            let legacyUnavailable = availability.map { $0.hasPrefix("(unavailable") }
-            var available = isAvailable ?? legacyUnavailable.map { !$0 } ?? true
+            let legacy = availability?.trimmingCharacters(in: .whitespaces)
+            let legacyUnavailable = legacy.map { $0.hasPrefix("(unavailable") }
+            var available = isAvailable?.value ?? legacyUnavailable.map { !$0 } ?? true
             var reason = availabilityError.flatMap { $0.isEmpty ? nil : $0 }
-            if reason == nil, !available, let availability {
-                reason = SimctlListParser.unavailableReason(availability)
+            if reason == nil, !available, let legacy {
+                reason = SimctlListParser.unavailableReason(legacy)
             }
             // The UDID reaches commands on the host: one that could be read as anything else is never chosen.
             if !SimctlListParser.isPlainUDID(udid) {
@@ -128,7 +149,7 @@ extension SimctlListParser {
         var name: String?
         var version: String?
         var platform: String?
-        var isAvailable: Bool?
+        var isAvailable: Availability?
     }
 
     /// `(unavailable, runtime profile not found)` → `runtime profile not found`.
@@ -169,8 +190,8 @@ extension SimctlListParser {
         }
 
         private static func prefer(_ candidate: Runtime, over existing: Runtime) -> Bool {
-            let candidateAvailable = candidate.isAvailable ?? true
-            let existingAvailable = existing.isAvailable ?? true
+            let candidateAvailable = candidate.isAvailable?.value ?? true
+            let existingAvailable = existing.isAvailable?.value ?? true
             if candidateAvailable != existingAvailable { return candidateAvailable }
             let candidateVersion = candidate.version.flatMap(NumericVersion.init) ?? NumericVersion(components: [0])
             let existingVersion = existing.version.flatMap(NumericVersion.init) ?? NumericVersion(components: [0])

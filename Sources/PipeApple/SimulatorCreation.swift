@@ -46,7 +46,7 @@ public enum SimulatorCreation {
             var name: String
             var version: String
             var platform: String?
-            var isAvailable: Bool?
+            var isAvailable: SimctlListParser.Availability?
         }
         var devicetypes: [DeviceType]?
         var runtimes: [Runtime]?
@@ -78,7 +78,7 @@ public enum SimulatorCreation {
             throw Failure(message: "`simulator.runtime` \(criteria.runtime ?? ""): \(error)")
         }
         let runtimes = (decoded.runtimes ?? []).filter {
-            $0.isAvailable != false && ($0.platform ?? criteria.platform) == criteria.platform
+            $0.isAvailable?.value != false && ($0.platform ?? criteria.platform) == criteria.platform
         }
         let candidates = runtimes.compactMap { runtime in
             NumericVersion(runtime.version).map { (runtime, $0) }

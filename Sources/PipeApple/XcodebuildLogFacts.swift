@@ -22,6 +22,8 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     public internal(set) var failedTests = BoundedList<TestCaseResult>(limit: listLimit)
     /// Identifiers under `Failing tests:` (normalized to `Suite/test()`).
     public internal(set) var failingTestsListed = BoundedList<String>(limit: listLimit)
+    /// Tests whose process crashed, as `Testing failed:` names them (`Crash: App (65214) Suite.test()`).
+    public internal(set) var crashedTestsNamed = BoundedList<String>(limit: listLimit)
     /// Lines under `Testing failed:`.
     public internal(set) var testingFailedLines = BoundedList<String>(limit: listLimit)
     /// Lines under `The following build commands failed:`.
@@ -38,10 +40,26 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     public internal(set) var testRunnerFailureLines = BoundedList<String>(limit: listLimit)
     /// Code-signing and provisioning error lines (`SigningFailure`).
     public internal(set) var signingErrorLines = BoundedList<String>(limit: listLimit)
+    /// `Macro “M” from package “P” must be enabled before it can be used` (and the same for a package plugin): the
+    /// host has not trusted the package's macro or plugin, which Xcode asks of a person once, and CI skips with a flag.
+    public internal(set) var untrustedPackageExtensionLines = BoundedList<String>(limit: listLimit)
     /// Lines that say the disk is full (`No space left on device`).
     public internal(set) var diskFullLines = BoundedList<String>(limit: listLimit)
     /// Lines that say a test exceeded XCTest's execution time allowance (a test failure, not a layer timeout).
     public internal(set) var executionTimeAllowanceLines = BoundedList<String>(limit: listLimit)
+    /// `Command SwiftCompile failed with a nonzero exit code` and the like: a build step that failed (the compiler
+    /// crashed, a script phase failed), also where no `path:line:column: error:` line says why.
+    public internal(set) var failedBuildSteps = BoundedList<String>(limit: listLimit)
+    /// `Fatal error: …` (a Swift runtime trap) while an XCTest test was running: that test crashed.
+    public internal(set) var crashLines = BoundedList<String>(limit: listLimit)
+    /// A line only xcodebuild prints (`Build settings from command line:`, `=== BUILD TARGET`, a build step such as
+    /// `CompileSwift`, `Testing started`): the log is xcodebuild's, which ends with a banner, not `swift test`'s.
+    public internal(set) var sawXcodebuildOutput = false
+    /// Swift Testing printed `Test run started.`, and `Test run with N tests passed/failed after …` once it ended.
+    public internal(set) var swiftTestingRunStarted = false
+    public internal(set) var swiftTestingRunEnd: String?
+    /// The tests each Swift Testing run says it ran (`Test run with N tests …`; its failures are not stated).
+    public internal(set) var swiftTestingTotals = BoundedList<StatedTotal>(limit: listLimit)
     /// `Testing cancelled because the build failed.` was printed.
     public internal(set) var testingCancelledBecauseBuildFailed = false
     /// The last test that started; names the test that was running when a layer timed out.
@@ -56,9 +74,14 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
     static let failingNowLimit = 10_000
     /// Failed tests whose failure is itself a runner failure (`Failure attempting to launch …`).
     var failedByTheRunner: Set<String> = []
-    /// The test that started and has not ended yet.
+    /// The test that started and has not ended yet, and whether an XCTest line started it (XCTest runs one test
+    /// at a time in a process; Swift Testing runs them at once, so a crash cannot be pinned on one).
     var runningTest: String?
-    var suiteDepth = 0
+    var runningTestIsXCTest = false
+    /// The suites open now, outermost first, by name: a log may leave out a nested suite's end line, and the
+    /// outermost's end closes everything inside it.
+    var openSuites: [String] = []
+    static let openSuitesLimit = 64
     var sawSuite = false
     /// The suite that just ended was outermost: the next `Executed …` line is its run's total.
     var outermostSuiteJustEnded = false
@@ -108,9 +131,29 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
         banners.items.first { $0.result == .failed }
     }
 
+    /// Whether the test tools' own lines show every run they started ended: XCTest's outermost suite closed, and
+    /// Swift Testing's `Test run with …` line printed if its run started. `swift test` prints no `** … **` banner,
+    /// so these lines are its verdict.
+    public var testRunsEnded: Bool {
+        let xctestEnded = sawSuite && openSuites.isEmpty && !statedTotals.isEmpty
+        let swiftTestingEnded = swiftTestingRunEnd != nil
+        guard xctestEnded || swiftTestingEnded, runningTest == nil else { return false }
+        return (xctestEnded || !sawSuite) && (swiftTestingEnded || !swiftTestingRunStarted)
+    }
+
+    /// The one `Suite/test()` that `Failing tests:` or a `Testing failed:` crash gives a suite-less `test()`, if any.
+    public func listedName(of identifier: String) -> String? {
+        guard !identifier.contains("/") else { return nil }
+        let matches = Set(
+            (failingTestsListed.items + crashedTestsNamed.items).filter { $0.hasSuffix("/" + identifier) })
+        return matches.count == 1 ? matches.first : nil
+    }
+
     /// The tests and failures the log's own totals state (the sum over runs).
     public var statedExecuted: Int { statedTotals.items.reduce(0) { $0 + $1.executed } }
     public var statedFailures: Int { statedTotals.items.reduce(0) { $0 + $1.failures } }
+    /// The test runs the log's totals state: XCTest's and Swift Testing's together.
+    public var statedTestRuns: Int { statedExecuted + swiftTestingTotals.items.reduce(0) { $0 + $1.executed } }
 
     /// Whether any test failed and stayed failed, by its own line, by `Failing tests:`, or by the log's totals
     /// when no test line said so.
@@ -125,15 +168,32 @@ public struct XcodebuildLogFacts: Equatable, Sendable {
             || (!failingTestsListed.isEmpty && testRunnerFailureLines.isEmpty)
     }
 
-    /// Where the tests counted from XCTest's lines differ from the log's own totals, the sentence that says so.
+    /// Where the tests counted from XCTest's or Swift Testing's lines differ from the log's own totals, the
+    /// sentence that says so.
     public var totalsDisagreement: String? {
-        guard !statedTotals.isEmpty else { return nil }
-        let xctest = counts[.xctest] ?? Counts()
-        let seen = xctest.passed + xctest.failed + xctest.skipped
-        guard seen != statedExecuted || xctest.failed != statedFailures else { return nil }
-        let runs = statedTotals.totalCount == 1 ? "" : " over \(statedTotals.totalCount) runs"
-        return "the log's totals (`Executed …`\(runs)) say \(statedExecuted) tests ran with \(statedFailures) "
-            + "failures; its test lines show \(seen) tests, \(xctest.failed) failed"
+        var sentences: [String] = []
+        if !statedTotals.isEmpty {
+            let xctest = counts[.xctest] ?? Counts()
+            let seen = xctest.passed + xctest.failed + xctest.skipped
+            if seen != statedExecuted || xctest.failed != statedFailures {
+                let runs = statedTotals.totalCount == 1 ? "" : " over \(statedTotals.totalCount) runs"
+                sentences.append(
+                    "the log's totals (`Executed …`\(runs)) say \(statedExecuted) tests ran with \(statedFailures) "
+                        + "failures; its test lines show \(seen) tests, \(xctest.failed) failed")
+            }
+        }
+        if !swiftTestingTotals.isEmpty {
+            let library = counts[.swiftTesting] ?? Counts()
+            let seen = library.passed + library.failed + library.skipped
+            let stated = swiftTestingTotals.items.reduce(0) { $0 + $1.executed }
+            if seen != stated {
+                let runs = swiftTestingTotals.totalCount == 1 ? "" : " over \(swiftTestingTotals.totalCount) runs"
+                sentences.append(
+                    "the log's totals (Swift Testing's `Test run with …`\(runs)) say \(stated) tests ran; its "
+                        + "test lines show \(seen)")
+            }
+        }
+        return sentences.isEmpty ? nil : sentences.joined(separator: "; ")
     }
 
     private func total(_ field: KeyPath<Counts, Int>) -> Int {

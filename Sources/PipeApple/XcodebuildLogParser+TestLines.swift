@@ -30,7 +30,7 @@ extension XcodebuildLogParser {
         let identifier = TestIdentifier.normalize(String(body[..<close.lowerBound]))
         let tail = body[close.upperBound...]
         if tail.hasPrefix("started") {
-            startTest(identifier)
+            startTest(identifier, byXCTest: true)
             return
         }
         guard let status = Self.endings.first(where: { tail.hasPrefix($0.verb + " (") })?.status else { return }
@@ -45,7 +45,11 @@ extension XcodebuildLogParser {
         guard let symbol = scalars.first, !symbol.isASCII else { return }
         scalars = scalars.drop { !$0.isASCII || $0 == " " }
         let rest = Substring(scalars)
-        guard rest.hasPrefix("Test "), !rest.hasPrefix("Test run "), !rest.hasPrefix("Test case ") else { return }
+        if rest.hasPrefix("Test run ") {
+            readSwiftTestingRunLine(rest)
+            return
+        }
+        guard rest.hasPrefix("Test "), !rest.hasPrefix("Test case ") else { return }
         let afterTest = rest.dropFirst("Test ".count)
         guard let (identifier, remainder) = Self.splitSwiftTestingName(afterTest) else { return }
         var verb = remainder.drop { $0 == " " }
@@ -54,7 +58,7 @@ extension XcodebuildLogParser {
             verb = verb[range.upperBound...].drop { $0 != " " }.drop { $0 == " " }
         }
         if verb.hasPrefix("started") {
-            startTest(identifier)
+            startTest(identifier, byXCTest: false)
         } else if let ending = Self.endings.first(where: { verb.hasPrefix($0.verb + " after ") }) {
             let seconds = Double(verb.dropFirst(ending.verb.count + " after ".count).prefix { $0 != " " })
             finishTest(
@@ -71,6 +75,33 @@ extension XcodebuildLogParser {
             let (location, message) = Self.issueLocation(in: verb)
             recordIssue(identifier: identifier, location: location, message: message, failure: .swiftTesting)
         }
+    }
+
+    /// `Test run started.`, and `Test run with 351 tests failed after 3.787 seconds with 6 issues.` at its end.
+    private func readSwiftTestingRunLine(_ line: Substring) {
+        if line.hasPrefix("Test run started") {
+            facts.swiftTestingRunStarted = true
+        } else if line.hasPrefix("Test run with "), line.contains(" passed after ") || line.contains(" failed after ") {
+            facts.swiftTestingRunEnd = String(line)
+            let words = line.split(separator: " ")
+            if words.count > 3, let executed = Int(words[3]) {
+                facts.swiftTestingTotals.append(.init(executed: executed, failures: 0, line: String(line)))
+            }
+        }
+    }
+
+    /// `DateTests/CalendarDayTests.swift:63: Fatal error: This test is not implemented yet.`: a Swift runtime trap.
+    /// In the XCTest test that was running it is that test's crash, a failure of the app's code, even when the run
+    /// died with it and no line says the test ended.
+    func readFatalErrorLine(_ line: String) {
+        guard let test = facts.runningTest, facts.runningTestIsXCTest, let marker = line.range(of: "Fatal error: ")
+        else { return }
+        facts.crashLines.append(line)
+        // `2023-10-31 15:59:00.828993+0100 xctest[92156:12399312] File.swift:1513: Fatal error: …` repeats it.
+        let before = line[..<marker.lowerBound].split(separator: " ").last.map { $0.dropLast(1) } ?? ""
+        recordIssue(
+            identifier: test, location: before.isEmpty ? nil : Self.shortLocation(before),
+            message: "crashed: Fatal error: " + line[marker.upperBound...], failure: .xctest)
     }
 
     /// `/path/File.swift:71: error: -[M.C t] : message` (an XCTest assertion) or

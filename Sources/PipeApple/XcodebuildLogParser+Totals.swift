@@ -4,14 +4,19 @@ extension XcodebuildLogParser {
     func readTestSuiteLine(_ line: String) {
         let body = line.dropFirst("Test Suite '".count)
         guard let close = body.range(of: "' ", options: .backwards) else { return }
+        let name = String(body[..<close.lowerBound])
         let verb = body[close.upperBound...]
         if verb.hasPrefix("started") {
             facts.sawSuite = true
-            facts.suiteDepth += 1
+            if facts.openSuites.count < XcodebuildLogFacts.openSuitesLimit { facts.openSuites.append(name) }
             facts.outermostSuiteJustEnded = false
         } else if verb.hasPrefix("passed") || verb.hasPrefix("failed") || verb.hasPrefix("finished") {
-            facts.suiteDepth = max(0, facts.suiteDepth - 1)
-            facts.outermostSuiteJustEnded = facts.suiteDepth == 0
+            if let index = facts.openSuites.lastIndex(of: name) {
+                facts.openSuites.removeSubrange(index...)
+            } else if !facts.openSuites.isEmpty {
+                facts.openSuites.removeLast()
+            }
+            facts.outermostSuiteJustEnded = facts.openSuites.isEmpty
         }
     }
 

@@ -118,9 +118,12 @@ public final class XcodebuildLogParser {
             block = .toolErrorDetails(remaining: remaining - 1)
             return true
         case .commandLine:
+            // Some logs put a blank line, and the command unindented, after the header.
+            if isBlank { return true }
             block = .none
-            guard isIndented else { return false }
-            for action in XcodebuildRequestedAction.actions(inInvocation: Self.text(bytes)) {
+            let line = Self.text(bytes)
+            guard isIndented || line.hasPrefix("/") || line.hasPrefix("xcodebuild ") else { return false }
+            for action in XcodebuildRequestedAction.actions(inInvocation: line) {
                 facts.invokedActions.append(action)
             }
             return true
@@ -155,6 +158,7 @@ public final class XcodebuildLogParser {
             }
             let item = Self.text(bytes).trimmingCharacters(in: .whitespaces)
             facts.testingFailedLines.append(item)
+            if let test = Self.crashedTest(in: item) { facts.crashedTestsNamed.append(test) }
             emit(.testingFailed(item))
             block = .testingFailed(sawItem: true)
             return true
@@ -188,6 +192,11 @@ public final class XcodebuildLogParser {
             let line = Self.text(bytes).trimmingCharacters(in: .whitespaces)
             if SigningFailure.isError(line) { facts.signingErrorLines.append(line) }
         }
+        if Self.contains(bytes, Needle.mustBeEnabled) {
+            let line = Self.text(bytes)
+            facts.untrustedPackageExtensionLines.append(
+                String(line[(line.range(of: "error: ")?.upperBound ?? line.startIndex)...]))
+        }
         if Self.contains(bytes, Needle.executionTimeAllowance) {
             facts.executionTimeAllowanceLines.append(Self.text(bytes))
         }
@@ -198,8 +207,28 @@ public final class XcodebuildLogParser {
         }
     }
 
+    /// Starts of lines that only xcodebuild prints.
+    private static let xcodebuildLineStarts = [
+        "Build settings from command line:", "User defaults from command line:", "=== BUILD", "=== CLEAN",
+        "Test session results", "Testing started", "Writing result bundle", "Prepare packages", "Check dependencies",
+        "CompileC ", "CompileSwift ", "CompileSwiftSources ", "SwiftCompile ", "SwiftDriver ", "SwiftEmitModule ",
+        "Ld ", "ProcessInfoPlistFile ", "PhaseScriptExecution ", "CodeSign ", "CpResource ", "ProcessPCH ",
+        "CompileStoryboard ", "CompileAssetCatalog ", "WriteAuxiliaryFile ", "CreateBuildDirectory ", "Libtool ",
+        "GenerateDSYMFile ", "Validate ", "Touch ", "ComputeTargetDependencyGraph",
+    ].map { Array($0.utf8) }
+
+    private func noteXcodebuildOutput(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard !facts.sawXcodebuildOutput else { return }
+        if Self.xcodebuildLineStarts.contains(where: { bytes.starts(with: $0) })
+            || Self.contains(bytes, Needle.xcodebuildProcess)
+        {
+            facts.sawXcodebuildOutput = true
+        }
+    }
+
     private func readStartOfLine(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let first = bytes.first else { return }
+        noteXcodebuildOutput(bytes)
         switch first {
         case UInt8(ascii: "*"):
             if let banner = XcodebuildBanner.parse(Self.text(bytes)) {
@@ -223,7 +252,12 @@ public final class XcodebuildLogParser {
         case UInt8(ascii: "F"):
             if Self.text(bytes) == "Failing tests:" { block = .failingTests }
         case UInt8(ascii: "C"):
-            if Self.text(bytes).hasPrefix("Command line invocation:") { block = .commandLine }
+            let line = Self.text(bytes)
+            if line.hasPrefix("Command line invocation:") {
+                block = .commandLine
+            } else if line.hasSuffix(" failed with a nonzero exit code") {
+                facts.failedBuildSteps.append(line)
+            }
         case UInt8(ascii: "E"), 0x09, 0x20:
             if Self.contains(bytes, Needle.executed) { readExecutedLine(Self.text(bytes)) }
         case UInt8(ascii: "W"), UInt8(ascii: "R"):
@@ -232,6 +266,8 @@ public final class XcodebuildLogParser {
                 block = .resultBundlePath
             } else if line.hasPrefix("Restarting after unexpected exit, crash, or test timeout") {
                 facts.restartLines.append(line)
+                // The crashed process left its suites open; the restarted one opens its own.
+                facts.openSuites.removeAll()
                 emit(.testRunnerRestarted(line: line))
             }
         case UInt8(ascii: "x"):
@@ -250,7 +286,23 @@ public final class XcodebuildLogParser {
             break
         }
         if Self.contains(bytes, Needle.error) { readErrorLine(Self.text(bytes)) }
+        if Self.contains(bytes, Needle.fatalError) { readFatalErrorLine(Self.text(bytes)) }
         if Self.contains(bytes, Needle.testSkipped) { readSkipLine(Self.text(bytes)) }
+    }
+
+    /// `… (Underlying Error: Crash: TestingProject (65214) TestingProjectTests.example3()))`: the test whose process
+    /// crashed, as `Suite/test()`.
+    static func crashedTest(in line: String) -> String? {
+        guard let crash = line.range(of: "Crash: ") else { return nil }
+        let rest = line[crash.upperBound...]
+        guard let pid = rest.range(of: #"\(\d+\) "#, options: .regularExpression) else { return nil }
+        var name = Substring(rest[pid.upperBound...])
+        // Drop the parentheses that close the error around it, keeping the test's own `()`.
+        while name.hasSuffix(")"), name.filter({ $0 == ")" }).count > name.filter({ $0 == "(" }).count {
+            name = name.dropLast()
+        }
+        guard name.hasSuffix(")"), !name.contains(" ") else { return nil }
+        return TestIdentifier.normalize(String(name))
     }
 
     // MARK: - Issues waiting for their test
@@ -281,9 +333,10 @@ public final class XcodebuildLogParser {
         emit(.testFinished(result, origin: origin))
     }
 
-    func startTest(_ identifier: String) {
+    func startTest(_ identifier: String, byXCTest: Bool) {
         facts.lastStartedTest = identifier
         facts.runningTest = identifier
+        facts.runningTestIsXCTest = byXCTest
         emit(.testStarted(identifier: identifier))
     }
 
@@ -293,6 +346,9 @@ public final class XcodebuildLogParser {
         static let error = Array(": error: ".utf8)
         static let executed = Array("Executed ".utf8)
         static let testSkipped = Array(" : Test skipped".utf8)
+        static let fatalError = Array("Fatal error: ".utf8)
+        static let mustBeEnabled = Array(" must be enabled before it can be used".utf8)
+        static let xcodebuildProcess = Array(" xcodebuild[".utf8)
         static let noSpace = Array("No space left on device".utf8)
         static let notEnoughDiskSpace = Array("not enough disk space".utf8)
         static let executionTimeAllowance = Array("exceeded execution time allowance".utf8)

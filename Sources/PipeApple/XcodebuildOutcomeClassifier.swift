@@ -24,6 +24,8 @@ import PipeCore
 /// 5b. A code-signing or provisioning error (`SigningFailure`: no development team, no profile, no certificate, a
 ///    profile without the certificate, …) → `host-config` with what to fix: the project's signing settings or
 ///    the host's keychain, never a failing app.
+/// 5c. A package macro or plugin the host has not trusted (`Macro “M” … must be enabled before it can be used`)
+///    → `host-config`, with the xcodebuild flag that skips the check.
 /// 6. `Testing cancelled because the build failed.`, failed build commands (other than xcodebuild's own
 ///    `Testing project … with scheme …` entry), or a `BUILD FAILED` banner → `build-failed`.
 /// 7. A test-runner or simulator failure (`TestRunnerFailure`: "Early unexpected exit, operation never finished
@@ -103,6 +105,8 @@ public enum XcodebuildOutcomeClassifier {
             return evidence.verdict(.hostConfig, "code signing is not set up: \(line); to fix: \(fix)")
         }
 
+        if let verdict = untrustedPackageExtensionVerdict(log: log, evidence: &evidence) { return verdict }
+
         let realBuildCommands = log.buildCommandsFailed.items.filter { !isSummaryBuildCommand($0) }
         let bannerSaysBuildFailed = log.banners.items.contains { $0.result == .failed && $0.action.contains("BUILD") }
         if log.testingCancelledBecauseBuildFailed || !realBuildCommands.isEmpty || bannerSaysBuildFailed {
@@ -169,13 +173,26 @@ public enum XcodebuildOutcomeClassifier {
 
     /// A log that ended without a banner and whose exit code is not known (`pipe report` without `--exit-code`):
     /// `tests-failed` when a test had failed before it ended, `infrastructure` for a test-runner failure,
-    /// `host-config` for a signing error, `build-failed` for compiler errors before any test, else `nil` (the run
-    /// ended without a verdict).
+    /// `host-config` for a signing error, `build-failed` for compiler errors or a failed build step before any test,
+    /// `passed` for a `swift test` log (no xcodebuild invocation) whose test runs all ended with no failure, else
+    /// `nil` (the run ended without a verdict).
     public static func classifyEndedWithoutVerdict(log: XcodebuildLogFacts, summary: XcresultSummary? = nil)
         -> XcodebuildVerdict?
     {
         var evidence = Evidence(log: log, summary: summary)
         let ended = "the log ended without a banner and no exit code is known (killed, or cut short)"
+        // `swift test` prints no banner: XCTest's outermost `Executed …` and Swift Testing's `Test run with …` are
+        // its verdict, once every run it started has ended.
+        let swiftTestEnded =
+            log.invokedActions.isEmpty && log.banners.isEmpty && !log.sawXcodebuildOutput && log.testRunsEnded
+        let totals = log.statedTotals.items.suffix(2).map(\.line) + (log.swiftTestingRunEnd.map { [$0] } ?? [])
+        if swiftTestEnded, log.hasAppFailures {
+            evidence.addFailures()
+            for line in totals { evidence.add(line) }
+            return evidence.verdict(
+                .testsFailed,
+                "no xcodebuild invocation or banner (`swift test`): the test tools' own totals end the run")
+        }
         if log.hasAppFailures || appFailures(in: summary) > 0 { return evidence.testsFailedBeforeTheEnd(ended) }
         if let line = log.testRunnerFailureLines.first {
             evidence.add(ended)
@@ -188,10 +205,24 @@ public enum XcodebuildOutcomeClassifier {
             evidence.add(ended)
             return evidence.verdict(.hostConfig, "code signing is not set up: \(line); to fix: \(fix)")
         }
-        if !log.compilerErrors.isEmpty, log.passedCount + log.failedCount == 0 {
+        if let verdict = untrustedPackageExtensionVerdict(log: log, evidence: &evidence, ended: ended) {
+            return verdict
+        }
+        let noTestRan = log.passedCount + log.failedCount == 0
+        if !log.compilerErrors.isEmpty, noTestRan {
             for line in log.compilerErrors.items.prefix(3) { evidence.add(line) }
             evidence.add(ended)
             return evidence.verdict(.buildFailed, "the compiler reported errors before any test ran")
+        }
+        if let step = log.failedBuildSteps.first, noTestRan {
+            evidence.add(ended)
+            return evidence.verdict(.buildFailed, "a build step failed before any test ran: \(step)")
+        }
+        if swiftTestEnded {
+            for line in totals { evidence.add(line) }
+            evidence.addCounts()
+            return evidence.verdict(
+                .passed, "no xcodebuild invocation or banner (`swift test`): the test tools' own totals end the run")
         }
         return nil
     }
@@ -268,6 +299,21 @@ public enum XcodebuildOutcomeClassifier {
             .hostConfig, "packages could not be resolved on this host (credentials, mirrors or a registry)")
     }
 
+    /// Step 5c: a package's macro or build-tool plugin the host has not trusted. Xcode asks a person once per
+    /// machine; a CI host passes `-skipMacroValidation` / `-skipPackagePluginValidation`. Not the app's failure.
+    private static func untrustedPackageExtensionVerdict(
+        log: XcodebuildLogFacts, evidence: inout Evidence, ended: String? = nil
+    ) -> XcodebuildVerdict? {
+        guard let line = log.untrustedPackageExtensionLines.first else { return nil }
+        for other in log.untrustedPackageExtensionLines.items.dropFirst().prefix(2) { evidence.add(other) }
+        if let ended { evidence.add(ended) } else { evidence.addBanner() }
+        let flag = line.hasPrefix("Macro") ? "-skipMacroValidation" : "-skipPackagePluginValidation"
+        return evidence.verdict(
+            .hostConfig,
+            "the host has not trusted a package's macro or plugin: \(line); to fix: pass \(flag) to xcodebuild, or "
+                + "trust it once in Xcode on the host")
+    }
+
     /// Xcode 16.4+ ends `The following build commands failed:` with `Testing project X with scheme Y`; that entry
     /// alone does not prove a build failure.
     private static func isSummaryBuildCommand(_ line: String) -> Bool {
@@ -336,7 +382,7 @@ private struct Evidence {
             add("Failing tests: " + listed.prefix(5).joined(separator: ", ") + (more > 0 ? " (+\(more) more)" : ""))
         }
         for failure in log.failedTests.items.prefix(3) {
-            var line = "\(failure.identifier) failed"
+            var line = "\(log.listedName(of: failure.identifier) ?? failure.identifier) failed"
             if let location = failure.failureLocation { line += " at \(location)" }
             if let message = failure.failureMessage { line += ": \(message)" }
             add(line)

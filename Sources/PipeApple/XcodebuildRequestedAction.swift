@@ -26,7 +26,17 @@ public struct XcodebuildRequestedAction: Equatable, Sendable {
         "-enableCodeCoverage",
     ]
 
-    /// The actions named by an invocation line (`/…/xcodebuild -scheme S clean test`), in order.
+    /// Options that make xcodebuild do something other than an action; without an action it then builds nothing.
+    private static let nonBuildingOptions: Set<String> = [
+        "-exportArchive", "-exportLocalizations", "-importLocalizations", "-create-xcframework", "-list",
+        "-showsdks", "-showBuildSettings", "-showdestinations", "-showTestPlans", "-resolvePackageDependencies",
+        "-version", "-license", "-checkFirstLaunchStatus", "-runFirstLaunch", "-downloadPlatform",
+        "-downloadAllPlatforms",
+        "-help", "-usage",
+    ]
+
+    /// The actions named by an invocation line (`/…/xcodebuild -scheme S clean test`), in order; `build`, xcodebuild's
+    /// default, for an invocation that names none.
     public static func actions(inInvocation line: String) -> [String] {
         let words = shellWords(line)
         guard let tool = words.firstIndex(where: { $0 == "xcodebuild" || $0.hasSuffix("/xcodebuild") }) else {
@@ -40,6 +50,7 @@ public struct XcodebuildRequestedAction: Equatable, Sendable {
             if previous.hasPrefix("-"), !flags.contains(previous) { continue }
             if bannerWords[word] != nil { actions.append(word) }
         }
+        if actions.isEmpty, !words[(tool + 1)...].contains(where: nonBuildingOptions.contains) { return ["build"] }
         return actions
     }
 

@@ -26,8 +26,12 @@ public struct XcodebuildTestCollector {
     /// The results, once each: when xcodebuild itself reported Swift Testing tests (`Suite/test()` lines), the
     /// testing library's own lines for them (`✔ Test test() passed …`, named without their suite) are the same
     /// runs told twice: they are left out, and only lend their failure message and location.
-    public func finalResults(xcodebuildReportedSwiftTesting: Bool) -> [TestCaseResult] {
-        guard xcodebuildReportedSwiftTesting else { return results }
+    ///
+    /// Otherwise a failed test the library named `test()` takes its `Suite/test()` name from `qualifiedNames`
+    /// (`Failing tests:`) when exactly one of them ends in `/test()`: the bundle names it so, and one test must not
+    /// be two in a run's history.
+    public func finalResults(xcodebuildReportedSwiftTesting: Bool, qualifiedNames: [String] = []) -> [TestCaseResult] {
+        guard xcodebuildReportedSwiftTesting else { return qualified(results, by: qualifiedNames) }
         var library: [String: TestCaseResult] = [:]
         var kept: [TestCaseResult] = []
         for result in results {
@@ -45,6 +49,67 @@ public struct XcodebuildTestCollector {
             if merged.failureLocation == nil { merged.failureLocation = told.failureLocation }
             return merged
         }
+    }
+
+    /// The final results for what the log's facts say (`finalResults`, with `Failing tests:` and the crashes that
+    /// `Testing failed:` names as the suite-qualified names).
+    public func finalResults(reading facts: XcodebuildLogFacts) -> [TestCaseResult] {
+        finalResults(
+            xcodebuildReportedSwiftTesting: facts.xcodebuildReportedSwiftTesting,
+            qualifiedNames: facts.failingTestsListed.items + facts.crashedTestsNamed.items)
+    }
+
+    /// Tests named under `Failing tests:`, or as the crash under `Testing failed:`, that no test line reported (a
+    /// log that dropped them, a crash): they failed all the same. `logged` is `finalResults(reading:)`.
+    public func listedOnly(reading facts: XcodebuildLogFacts, besides logged: [TestCaseResult]) -> [TestCaseResult] {
+        var known = Set(results.map(\.identifier) + logged.map(\.identifier))
+        var listed: [TestCaseResult] = []
+        for name in facts.failingTestsListed.items where known.insert(name).inserted {
+            listed.append(
+                TestCaseResult(
+                    identifier: name, status: .failed,
+                    failureMessage: "listed under `Failing tests:`; the log has no line for the test itself"))
+        }
+        for name in facts.crashedTestsNamed.items where known.insert(name).inserted {
+            listed.append(
+                TestCaseResult(
+                    identifier: name, status: .failed,
+                    failureMessage: "its test process crashed (named under `Testing failed:`)"))
+        }
+        return listed
+    }
+
+    /// `results` with the library's suite-less names of failed tests replaced by their one `Suite/test()` match.
+    private func qualified(_ results: [TestCaseResult], by names: [String]) -> [TestCaseResult] {
+        var byLastPart: [String: Set<String>] = [:]
+        for name in names where name.contains("/") {
+            byLastPart[String(name.split(separator: "/").last ?? ""), default: []].insert(name)
+        }
+        guard !byLastPart.isEmpty else { return results }
+        let known = Set(results.map(\.identifier))
+        var renamed = results
+        var unmatched: [Int] = []
+        var used: Set<String> = []
+        for (index, result) in results.enumerated()
+        where result.status == .failed && entries[result.identifier]?.origin == .swiftTesting
+            && !result.identifier.contains("/")
+        {
+            guard let matches = byLastPart[result.identifier], matches.count == 1, let name = matches.first,
+                !known.contains(name)
+            else {
+                unmatched.append(index)
+                continue
+            }
+            renamed[index].identifier = name
+            used.insert(name)
+        }
+        // `Failing tests:` names every failed test: one failed test left on each side (a display name such as
+        // `"Test 3"` for `SomeTests/test3()`) is the same test.
+        let left = Set(names.filter { $0.contains("/") }).subtracting(used).subtracting(known)
+        if unmatched.count == 1, left.count == 1, let index = unmatched.first, let name = left.first {
+            renamed[index].identifier = name
+        }
+        return renamed
     }
 
     /// Records a finished test; returns `true` when it is news to show (a first report, or a new run).

@@ -27,6 +27,7 @@ extension ReportAssembler {
             summary ?? testResults.map(XcresultSummary.init(tests:)) ?? legacyRecord.map(XcresultSummary.init(legacy:))
         var verdict = classify(summary: bundleSummary, tests: tests)
         if let line = repeatedNamesLine(listed: tests.count) { verdict.evidence.append(line) }
+        if complete, let line = bundleCountsLine(summary: bundleSummary, tests: tests) { verdict.evidence.append(line) }
         let flaky = tests.filter { test in
             test.status == .passed && earlierRuns.contains { $0.identifier == test.identifier && $0.status == .failed }
         }
@@ -125,17 +126,26 @@ extension ReportAssembler {
                 merged.failureLocation = merged.failureLocation ?? detail.failureLocation
                 return merged
             }
-        } else if let scanner, !collector.results.isEmpty || !scanner.facts.failingTestsListed.isEmpty {
-            let logged = collector.finalResults(
-                xcodebuildReportedSwiftTesting: scanner.facts.xcodebuildReportedSwiftTesting)
+        } else if let scanner,
+            !collector.results.isEmpty || !scanner.facts.failingTestsListed.isEmpty
+                || !scanner.facts.crashedTestsNamed.isEmpty
+        {
+            let logged = collector.finalResults(reading: scanner.facts)
             // Every test of `logged` was shown as it ended; only those named under `Failing tests:` alone were not.
-            return (logged + listedOnly(scanner.facts), collector.earlierRuns, logged.count, true)
+            let listed = collector.listedOnly(reading: scanner.facts, besides: logged)
+            return (logged + listed, collector.earlierRuns, logged.count, true)
         } else {
             let failures = legacyRecord?.failedTests ?? summary?.testFailures.map(\.testCaseResult) ?? []
             tests = failures.map { legacyDetails[$0.identifier] ?? $0 }
             complete = false
         }
-        let fromLog = Dictionary(collector.results.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
+        // The library's suite-less names of failed Swift Testing tests, qualified by the bundle's failed tests.
+        let logged =
+            collector.results
+            + collector.finalResults(
+                xcodebuildReportedSwiftTesting: false,
+                qualifiedNames: tests.filter { $0.status == .failed }.map(\.identifier))
+        let fromLog = Dictionary(logged.map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         let legacyFailures = Dictionary(
             (legacyRecord?.failedTests ?? []).map { ($0.identifier, $0) }, uniquingKeysWith: { first, _ in first })
         for index in tests.indices where tests[index].status == .failed {
@@ -146,17 +156,6 @@ extension ReportAssembler {
             }
         }
         return (tests, earlier, 0, complete)
-    }
-
-    /// Tests named under `Failing tests:` that no test line reported (a log that dropped them, a crash): they
-    /// failed all the same.
-    private func listedOnly(_ facts: XcodebuildLogFacts) -> [TestCaseResult] {
-        let known = Set(collector.results.map(\.identifier))
-        return facts.failingTestsListed.items.filter { !known.contains($0) }.map {
-            TestCaseResult(
-                identifier: $0, status: .failed,
-                failureMessage: "listed under `Failing tests:`; the log has no line for the test itself")
-        }
     }
 
     private func classify(summary: XcresultSummary?, tests: [TestCaseResult]) -> XcodebuildVerdict {
@@ -201,11 +200,24 @@ extension ReportAssembler {
     /// Where the log's totals agree with its test lines but the list is shorter: some runs repeated a name (a
     /// retry, or Specta/Quick shared examples naming a test the same in several contexts), each listed once.
     private func repeatedNamesLine(listed: Int) -> String? {
-        guard testResults == nil, legacyTests == nil, let facts = scanner?.facts, !facts.statedTotals.isEmpty,
-            facts.totalsDisagreement == nil, listed < facts.statedExecuted
+        guard testResults == nil, legacyTests == nil, let facts = scanner?.facts,
+            !facts.statedTotals.isEmpty || !facts.swiftTestingTotals.isEmpty, facts.totalsDisagreement == nil,
+            listed < facts.statedTestRuns
         else { return nil }
-        return "the log's totals count \(facts.statedExecuted) test runs; \(facts.statedExecuted - listed) of them "
+        return "the log's totals count \(facts.statedTestRuns) test runs; \(facts.statedTestRuns - listed) of them "
             + "repeat a name already reported (a retry, or the same name in another context) and are listed once"
+    }
+
+    /// Without a log, the bundle's test cases as counted, and where its totals count another number, that they do:
+    /// the inputs may come from two runs (a root record and test summaries of different bundles).
+    private func bundleCountsLine(summary: XcresultSummary?, tests: [TestCaseResult]) -> String? {
+        guard scanner.map({ $0.bytesRead == 0 }) ?? true, !tests.isEmpty else { return nil }
+        let count = { (status: TestCaseResult.Status) in tests.filter { $0.status == status }.count }
+        let listed =
+            "the bundle's test cases: \(count(.passed)) passed, \(count(.failed)) failed, \(count(.skipped)) skipped"
+        guard let summary else { return listed }
+        guard summary.totalTestCount != tests.count else { return nil }
+        return "\(listed); its totals count \(summary.totalTestCount) tests: the inputs may not be of the same run"
     }
 
     /// `137` → `KILL`: exit codes above 128 that a shell gives a process killed by a signal.

@@ -36,6 +36,8 @@ final class RealSimctlListingTests: XCTestCase {
             let available = simulators.filter(\.isAvailable)
             XCTAssertEqual(
                 "\(simulators.count) \(available.count)", "\(entry.devices) \(entry.available)", entry.file)
+            XCTAssertEqual(
+                try SimctlListParser.parse(Data(text.utf8)), simulators, "\(entry.file): a second read differs")
             for simulator in simulators {
                 XCTAssertTrue(text.contains("(\(simulator.udid))"), "\(entry.file): \(simulator.udid)")
                 XCTAssertFalse(simulator.name.isEmpty, entry.file)

@@ -147,17 +147,32 @@ final class SimctlListParserJSONTests: XCTestCase {
         }
     }
 
+    /// Carthage's real listings: Xcode 10.1 betas wrote `"isAvailable" : "YES"`, and one listing puts a space
+    /// before `(unavailable, …)`.
+    func testYesNoStringsAndASpaceBeforeTheAvailability() throws {
+        let json = """
+            { "devices" : { "iOS 12.0" : [
+              { "state" : "Shutdown", "isAvailable" : "YES", "name" : "iPhone 5s", "udid" : "A52BF797" },
+              { "state" : "Shutdown", "isAvailable" : "NO", "name" : "iPhone 6", "udid" : "ABDA7BC1" },
+              { "state" : "Shutdown", "availability" : " (unavailable, device type not supported by runtime)",
+                "name" : "Apple Watch - 38mm", "udid" : "893B7FA1" } ] } }
+            """
+        let simulators = try SimctlListParser.parseJSON(Data(json.utf8))
+        XCTAssertEqual(simulators.map(\.isAvailable), [true, false, false])
+        XCTAssertEqual(simulators[2].availabilityError, "device type not supported by runtime")
+    }
+
     func testWrongTypeNamesThePathOfTheValue() {
         let json = """
             { "devices" : { "com.apple.CoreSimulator.SimRuntime.iOS-17-5" : [
-              { "udid" : "A", "name" : "iPhone 15", "state" : "Shutdown", "isAvailable" : "yes" } ] } }
+              { "udid" : "A", "name" : "iPhone 15", "state" : "Shutdown", "isAvailable" : "maybe" } ] } }
             """
         XCTAssertThrowsError(try SimctlListParser.parseJSON(Data(json.utf8))) { error in
             guard case .invalidJSON(let path, let detail)? = error as? SimctlListError else {
                 return XCTFail("unexpected \(error)")
             }
             XCTAssertEqual(path, "devices[\"com.apple.CoreSimulator.SimRuntime.iOS-17-5\"][0].isAvailable")
-            XCTAssertTrue(detail.contains("true or false"), detail)
+            XCTAssertTrue(detail.contains(#"true, false, "YES" or "NO""#), detail)
         }
     }
 

@@ -47,6 +47,21 @@ final class SimulatorCreationTests: XCTestCase {
         XCTAssertThrowsError(try SimulatorCreation.plan(for: SimulatorCriteria(), listing: listing()))
     }
 
+    /// The Xcode 10.1 betas wrote `"isAvailable" : "YES"` / `"NO"` (as the device listings of Carthage's fixtures).
+    func testYesNoAvailabilityOfARuntime() throws {
+        let listing = """
+            { "devicetypes" : [ { "identifier" : "com.apple.CoreSimulator.SimDeviceType.iPhone-XS", "name" : "iPhone XS" } ],
+              "runtimes" : [
+                { "identifier" : "com.apple.CoreSimulator.SimRuntime.iOS-12-1", "name" : "iOS 12.1", "version" : "12.1",
+                  "isAvailable" : "NO" },
+                { "identifier" : "com.apple.CoreSimulator.SimRuntime.iOS-12-0", "name" : "iOS 12.0", "version" : "12.0",
+                  "isAvailable" : "YES" } ] }
+            """
+        let plan = try SimulatorCreation.plan(
+            for: SimulatorCriteria(deviceName: "iPhone XS", runtime: "latest"), listing: Data(listing.utf8))
+        XCTAssertEqual(plan.runtimeName, "iOS 12.0")
+    }
+
     func testReadsTheCreatedUDIDAndRefusesAFailure() throws {
         let udid = "6F2A4D39-83A4-4C4B-9D61-0E5E8A0C9A11"
         XCTAssertEqual(

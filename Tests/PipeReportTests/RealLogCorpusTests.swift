@@ -6,20 +6,33 @@ import XCTest
 
 /// Every real log of `Fixtures/real/` through the same code as `pipe report`, against the invariants of issue 18 and
 /// the table `Fixtures/real/corpus.tsv` (expected from reading each file, and what Pipe gives).
+///
+/// `PIPE_RECORD_SNAPSHOTS=1` rewrites the table's actual columns from what Pipe gives now; the expected columns
+/// are never written by a test.
 final class RealLogCorpusTests: XCTestCase {
     struct Row {
-        var file: String
-        var expected: (outcome: String, passed: Int, failed: Int)
-        var actual: (outcome: String, passed: Int, failed: Int)
+        var cells: [String]
+        var file: String { cells[0] }
+        var expected: String { cells[1...3].joined(separator: " ") }
+        var actual: String { cells[4...6].joined(separator: " ") }
+        var expectedOutcome: String { cells[1] }
     }
 
+    /// Files whose counts Pipe lists differently from a reading of the file, and why (also in real/README.md).
+    /// Every outcome is the expected one.
+    static let countGaps: [String: String] = [
+        "fastlane-xcode26_xcbeautify_failure.log": "the tests are only in xcbeautify's lines, which Pipe does not read",
+        "xcpretty-raw_specta_fail.log": "Specta shared examples reuse a name in another context; listed once each",
+        "xcodebuild.nvim-tc18.log": "two Swift Testing tests are named optional() (global and in a suite)",
+        "xcbeautify-swift_test_log_macOS.log": "9 Swift Testing display names repeat across suites",
+    ]
+
+    static let tableURL = Fixture.url("real/corpus.tsv")
+
     static func rows() throws -> [Row] {
-        let text = try String(contentsOf: Fixture.url("real/corpus.tsv"), encoding: .utf8)
+        let text = try String(contentsOf: tableURL, encoding: .utf8)
         return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
-            let cells = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            return Row(
-                file: cells[0], expected: (cells[1], Int(cells[2]) ?? -1, Int(cells[3]) ?? -1),
-                actual: (cells[4], Int(cells[5]) ?? -1, Int(cells[6]) ?? -1))
+            Row(cells: line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init))
         }
     }
 
@@ -34,18 +47,26 @@ final class RealLogCorpusTests: XCTestCase {
     func testEveryLogIsInTheTable() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Fixture.url("real/logs").path)
         XCTAssertEqual(Set(files), Set(try Self.rows().map(\.file)), "each log needs a row in corpus.tsv")
+        XCTAssertGreaterThanOrEqual(files.count, 40)
     }
 
     func testTheInvariantsAndTheTable() throws {
-        for row in try Self.rows() {
+        var recorded: [String] = []
+        for var row in try Self.rows() {
             let result = try Self.report(row.file)
             let layer = try XCTUnwrap(result.record.layers.first)
             let passed = layer.tests.filter { $0.status == .passed }.count
             let failed = layer.tests.filter { $0.status == .failed }.count
             let outcome = layer.outcome?.rawValue ?? "none"
-            XCTAssertEqual(
-                "\(outcome) \(passed) \(failed)", "\(row.actual.outcome) \(row.actual.passed) \(row.actual.failed)",
-                "\(row.file): the table's actual columns are out of date")
+            let actual = [outcome, "\(passed)", "\(failed)"]
+            if ProcessInfo.processInfo.environment["PIPE_RECORD_SNAPSHOTS"] == "1" {
+                row.cells.replaceSubrange(4...6, with: actual)
+            } else {
+                XCTAssertEqual(
+                    actual.joined(separator: " "), row.actual, "\(row.file): the table's actual columns are out of date"
+                )
+            }
+            recorded.append(row.cells.joined(separator: "\t"))
             // Any failed test case means the layer is not passed.
             if failed > 0 { XCTAssertNotEqual(layer.outcome, .passed, row.file) }
             // Configuration and infrastructure are never counted against the app.
@@ -54,13 +75,11 @@ final class RealLogCorpusTests: XCTestCase {
             }
             // Every outcome has the line or field that decided it.
             XCTAssertFalse(layer.evidence.isEmpty, "\(row.file): an outcome without evidence")
-            // The counts agree with the log's own totals, or the evidence says why not.
+            // The counts agree with the log's own totals (XCTest's and Swift Testing's), or the evidence says why not.
             let facts = XcodebuildLogParser.parse(try Data(contentsOf: Fixture.url("real/logs/\(row.file)"))).facts
             let listed = layer.tests.filter { $0.status != .skipped }.count
-            if facts.totalsDisagreement != nil
-                || (!facts.statedTotals.isEmpty && listed < facts.statedExecuted - facts.skippedCount)
-            {
-                XCTAssertTrue(layer.evidence.contains { $0.hasPrefix("the log's totals") }, row.file)
+            if facts.totalsDisagreement != nil || listed < facts.statedTestRuns - facts.skippedCount {
+                XCTAssertTrue(layer.evidence.contains { $0.contains("the log's totals") }, row.file)
             }
             // The same input always gives the same output.
             let encoder = JSONEncoder()
@@ -70,14 +89,20 @@ final class RealLogCorpusTests: XCTestCase {
                 try encoder.encode(again.record), try encoder.encode(result.record),
                 "\(row.file): a second read differs")
         }
+        if ProcessInfo.processInfo.environment["PIPE_RECORD_SNAPSHOTS"] == "1" {
+            let text = try String(contentsOf: Self.tableURL, encoding: .utf8)
+            let header = text.split(separator: "\n").filter { $0.hasPrefix("#") }.map(String.init)
+            try ((header + recorded).joined(separator: "\n") + "\n").write(
+                to: Self.tableURL, atomically: true, encoding: .utf8)
+        }
     }
 
-    func testHowManyVerdictsAreAsExpected() throws {
+    func testEveryVerdictIsTheExpectedOneAndOnlyTheKnownCountsDiffer() throws {
         let rows = try Self.rows()
-        let agreeing = rows.filter { "\($0.expected)" == "\($0.actual)" }
-        // The rows that differ are the known gaps, listed in real/README.md.
-        XCTAssertGreaterThanOrEqual(
-            agreeing.count, rows.count - 2, rows.filter { "\($0.expected)" != "\($0.actual)" }.map(\.file).description)
-        XCTAssertTrue(rows.allSatisfy { $0.expected.outcome == $0.actual.outcome }, "every verdict is the expected one")
+        for row in rows {
+            XCTAssertEqual(row.cells[4], row.expectedOutcome, "\(row.file): not the verdict expected from reading it")
+        }
+        let differing = Set(rows.filter { $0.expected != $0.actual }.map(\.file))
+        XCTAssertEqual(differing, Set(Self.countGaps.keys), "the count gaps are the listed ones")
     }
 }
