@@ -100,6 +100,8 @@ enum ControllerCommand {
         // The one HTTP listener, with every endpoint the config asks for mounted by path. It starts once this
         // controller holds the store's lock, so a refused second controller never listens.
         let services = ControllerHTTPServices()
+        var stopForges: () -> Void = {}
+        defer { stopForges() }
         do {
             if let chatopsConfig = sections.chatops {
                 let endpoint = try makeChatOps(
@@ -109,6 +111,18 @@ enum ControllerCommand {
                 services.mount(try endpoint.mount(), stop: endpoint.stop)
                 // Refusals that belong to no endpoint go to its audit log, as when it listened alone.
                 services.observer = endpoint
+            }
+            if let forges = try ControllerForges.load(
+                project: project, store: store, environment: context.environment)
+            {
+                let console = context.console
+                try forges.mount(on: services) { console.err($0 + "\n") }
+                executor.runEnded = { forges.runEnded($0) { console.err($0 + "\n") } }
+                forges.start { console.err($0 + "\n") }
+                stopForges = forges.stop
+                context.console.out(
+                    "forges: \(forges.forges.forges.map { "\($0.name) at \($0.webhook.path)" }.joined(separator: ", "))\n"
+                )
             }
             if let line = try services.listen(sections.listenerConfig, project: project) {
                 context.console.out(line + "\n")

@@ -27,6 +27,8 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
     let pipelines = ParsedFileCache<Pipeline>()
     /// The hosts file.
     let hostsFiles = ParsedFileCache<[HostConfig]>()
+    /// Told of every run once it has ended (the forges' statuses), on the run's thread.
+    var runEnded: ((String) -> Void)?
 
     init(
         project: ProjectFolder, environment: [String: String], hostsFile: URL, store: RunStore,
@@ -107,6 +109,7 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
         let engine = RunLauncher.makeEngine(
             for: request, hosts: hosts, store: store, events: events, cancellation: cancellation,
             environment: environment, connector: sessions.connector(events: events))
+        defer { runEnded?(runID) }
         do {
             let result = try engine.run(request)
             return ExecutedRun(

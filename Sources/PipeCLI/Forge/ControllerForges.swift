@@ -1,0 +1,89 @@
+import Foundation
+import PipeCore
+import PipeForge
+import PipeHTTP
+import PipeStore
+
+/// The forge loop of a controller: a webhook endpoint per forge of `forges.yml` on the controller's listener, the
+/// statuses of the runs they queue written to the outbox, and the sender that delivers the outbox.
+final class ControllerForges {
+    let forges: ForgesConfig
+    private let store: SQLiteRunStore
+    private let reporter: ForgeReporter
+    private let sender: ForgeOutboxSender
+    private let secrets: ForgeSecrets
+
+    /// `nil` when the project has no `forges.yml`.
+    static func load(project: ProjectFolder, store: SQLiteRunStore, environment: [String: String]) throws
+        -> ControllerForges?
+    {
+        let loader = ForgesConfigLoader(pipelines: project.availablePipelines())
+        guard let forges = try loader.load(projectDirectory: project.url) else { return nil }
+        return ControllerForges(forges: forges, store: store, environment: environment, project: project)
+    }
+
+    init(forges: ForgesConfig, store: SQLiteRunStore, environment: [String: String], project: ProjectFolder) {
+        self.forges = forges
+        self.store = store
+        let secrets = ForgeSecrets(environment: environment, projectDirectory: project.url)
+        self.secrets = secrets
+        reporter = ForgeReporter(forges: forges, store: store)
+        let delivery = ForgeOutboxDelivery(
+            forges: forges, credential: { forge in try Self.credential(of: forge, secrets: secrets) },
+            transport: ForgeHTTPTransport.make())
+        let owner = RunOwner.current()
+        sender = ForgeOutboxSender(store: store, owner: "\(owner.hostname):\(owner.pid)") { delivery.deliver($0) }
+    }
+
+    /// The forge's API token as its authorization header wants it.
+    static func credential(of forge: ForgeConfig, secrets: ForgeSecrets) throws -> ForgeCredential {
+        guard let source = forge.token else {
+            throw RequestError("forges.\(forge.name): no token is configured (GitHub App tokens are not sent yet)")
+        }
+        return try ForgeCredential.token(
+            try secrets.read(source, setting: "forges.\(forge.name).token"), for: forge.kind)
+    }
+
+    /// Mounts one webhook endpoint per forge on `services`.
+    func mount(on services: ControllerHTTPServices, log: @escaping (String) -> Void) throws {
+        let transport = ForgeHTTPTransport.make()
+        for forge in forges.forges {
+            let secrets = self.secrets
+            let intake = ForgeIntake(config: forge, store: store) { trigger in
+                Self.currentHead(of: trigger, forge: forge, secrets: secrets, transport: transport)
+            }
+            let handler = ForgeWebhookHandler(
+                forge: forge, verifier: try secrets.webhookVerifier(for: forge), intake: intake, reporter: reporter,
+                store: store, wakeSender: { [sender] in sender.wake() }, log: log)
+            services.mount(handler.endpoint)
+        }
+    }
+
+    /// Reports a run's gates once it has ended (a forge's runs only).
+    func runEnded(_ runID: String, log: (String) -> Void) {
+        do {
+            if try reporter.report(runID) > 0 { sender.wake() }
+        } catch {
+            log("forges: the statuses of run \(runID) could not be written: \(error)")
+        }
+    }
+
+    func start(log: @escaping @Sendable (String) -> Void) {
+        sender.start { error in log("forges: sending updates failed: \(error)") }
+    }
+
+    func stop() { sender.stop() }
+
+    /// The pull request's head as its forge reports it now; `nil` for a push or when the forge cannot be asked
+    /// (then the event is taken as the newest).
+    static func currentHead(
+        of trigger: ForgeTrigger, forge: ForgeConfig, secrets: ForgeSecrets, transport: ForgeOutboxDelivery.Transport
+    ) -> String? {
+        guard let number = trigger.number, let credential = try? credential(of: forge, secrets: secrets),
+            let request = try? ForgeAPI(repository: forge.apiRepository).pullRequest(number),
+            case .success(let answer) = transport(request.authorized(by: credential), forge.apiURL),
+            (200..<300).contains(answer.status)
+        else { return nil }
+        return ForgeAnswers.pullRequestHead(answer, forge: forge.kind)?.value
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import PipeBasics
+import PipeCore
+
+/// Writes the commit statuses of runs a forge's event queued to the outbox as they go: `pending` once queued,
+/// running once started, each gate's verdict once ended, and the release gate again when someone signs. Only runs
+/// the controller queued from a forge's event, with the pipeline's default parameters and all its layers, report
+/// on the required contexts: nothing else can set them.
+public struct ForgeReporter {
+    public typealias Store = RunQueue & RunStore & ForgeStore
+
+    private let forges: ForgesConfig
+    private let store: Store
+    private let clock: () -> Date
+    private let flakyPolicy: (RunRecord) -> FlakyPolicy
+
+    public init(
+        forges: ForgesConfig, store: Store, clock: @escaping () -> Date = Date.init,
+        flakyPolicy: @escaping (RunRecord) -> FlakyPolicy = { _ in .allow }
+    ) {
+        self.forges = forges
+        self.store = store
+        self.clock = clock
+        self.flakyPolicy = flakyPolicy
+    }
+
+    /// Writes the current state of every gate of run `runID`, if a forge's event queued it; returns how many
+    /// statuses were written. A queued run is `pending`, a running one `running`, an ended one its verdicts.
+    @discardableResult
+    public func report(_ runID: String) throws -> Int {
+        guard let item = try store.queuedRun(runID), let trigger = item.request.forge,
+            Self.reportsRequiredContexts(item.request), let forge = forges.forge(named: trigger.forge)
+        else { return 0 }
+        let stored = try store.run(runID)
+        let gates = Self.gates(of: stored?.record)
+        var written = 0
+        for gate in gates {
+            let state: ForgeGateReport.State
+            if let record = stored?.record {
+                state = judged(gate, record: record)
+            } else if item.state == .cancelled || item.state == .failed {
+                state = .couldNotJudge(.refused, reason: item.problem ?? "the run never started")
+            } else {
+                state = .queued
+            }
+            try write(
+                ForgeGateReport(pipeline: item.request.pipeline, gate: gate, state: state, runID: RunID(runID)),
+                trigger: trigger, forge: forge)
+            written += 1
+        }
+        return written
+    }
+
+    /// Writes `superseded by <sha>` on the gates of a run a newer head replaced.
+    public func superseded(_ runID: String, bySHA sha: String) throws {
+        guard let item = try store.queuedRun(runID), let trigger = item.request.forge,
+            Self.reportsRequiredContexts(item.request), let forge = forges.forge(named: trigger.forge)
+        else { return }
+        let newer = try CommitSHA(sha)
+        for gate in Self.gates(of: try store.run(runID)?.record) {
+            try write(
+                ForgeGateReport(
+                    pipeline: item.request.pipeline, gate: gate, state: .superseded(by: newer), runID: RunID(runID)),
+                trigger: trigger, forge: forge)
+        }
+    }
+
+    /// A request with parameters or a subset of layers could post `success` on a context branch protection
+    /// requires: only a forge's own requests, with the defaults, report there.
+    static func reportsRequiredContexts(_ request: QueueRequest) -> Bool {
+        request.source == .forge && request.parameters.isEmpty
+    }
+
+    /// The merge gate always; the release gate when the run has a layer of it (or is not recorded yet).
+    static func gates(of record: RunRecord?) -> [Gate] {
+        guard let record else { return [.merge] }
+        return record.layers.contains { $0.gate == .release } ? [.merge, .release] : [.merge]
+    }
+
+    private func judged(_ gate: Gate, record: RunRecord) -> ForgeGateReport.State {
+        let evaluation = GateEvaluation.evaluate(gate, record: record, flakyPolicy: flakyPolicy(record))
+        let layers = record.layers.filter { evaluation.gates.contains($0.gate) }
+        let tests = layers.flatMap(\.tests)
+        let counts = tests.isEmpty ? nil : (failed: tests.filter { $0.status == .failed }.count, total: tests.count)
+        let refused =
+            record.exitCode == PipeExitCode.usage.rawValue && record.layers.allSatisfy { $0.outcome == nil }
+            ? (record.problem ?? "the run was refused before any layer") : nil
+        return .judged(evaluation, runStatus: record.status, tests: counts, refusedBeforeAnyLayer: refused)
+    }
+
+    private func write(_ report: ForgeGateReport, trigger: ForgeTrigger, forge: ForgeConfig) throws {
+        let draft = try ForgeStatusOutbox.draft(
+            report, sha: try CommitSHA(trigger.headSHA), forge: forge, baseURL: forges.baseURL,
+            branch: trigger.headBranch, at: clock())
+        _ = try store.enqueueForgeUpdate(draft)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import PipeTestSupport
+import XCTest
+
+/// The merge gate through a forge, end to end: the forge stand-in delivers a pull request's webhook to the
+/// controller, the run verifies the pull request's exact head (fetched by its own ref) on the emulated Mac, and its
+/// commit statuses reach the stand-in, which checks every request against GitHub's published description.
+final class ForgeLoopTests: ControllerTestCase {
+    private var standIn: ForgeStandIn!
+    private let repository = "pipe-e2e/reader"
+    private let secret = "forge-loop-webhook-secret"
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        standIn = try ForgeStandIn.start()
+    }
+
+    override func tearDown() {
+        standIn?.stop()
+        super.tearDown()
+    }
+
+    /// A project whose forges.yml sends its pull requests to app-intents, with a controller listening on port 0.
+    private func forgeProject() throws -> PipeProject {
+        let project = try controllerProject()
+        let secrets = project.url.appendingPathComponent(".pipe/forge-secrets", isDirectory: true)
+        try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
+        try "ghp_standin\n".write(to: secrets.appendingPathComponent("token"), atomically: true, encoding: .utf8)
+        try secret.write(to: secrets.appendingPathComponent("hook"), atomically: true, encoding: .utf8)
+        try """
+        forges:
+          github:
+            kind: github
+            api-url: \(standIn.apiBase(.github).absoluteString)
+            repository: \(repository)
+            token: {file: .pipe/forge-secrets/token}
+            webhook: {secret: {file: .pipe/forge-secrets/hook}}
+            pull-requests:
+              - pipelines: [app-intents]
+        """.write(to: project.url.appendingPathComponent("forges.yml"), atomically: true, encoding: .utf8)
+        try writeConfig("http:\n  address: 127.0.0.1\n  port: 0\n", in: project)
+        return project
+    }
+
+    /// Commits a change on a branch, publishes it only as `refs/pull/<number>/head` (as a fork's commits are on the
+    /// forge), and returns its SHA.
+    private func pullRequestHead(_ number: Int, in project: PipeProject) throws -> String {
+        try project.shell("git checkout -q -b pr-work")
+        try project.shell(
+            "echo 'a change under review' > NOTES.md && git add NOTES.md && "
+                + "git -c user.email=e2e@pipe.test -c user.name=e2e commit -q -m 'the change under review'")
+        let sha = try CommandRunner.shell("git rev-parse HEAD", currentDirectory: project.url).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try project.shell(
+            "git checkout -q - && git branch -q -D pr-work && git update-ref refs/pull/\(number)/head \(sha)")
+        return sha
+    }
+
+    /// GitHub's real `pull_request` `opened` payload, moved to this repository and head.
+    private func openedPayload(number: Int, head: String) throws -> String {
+        let url = RepositoryPaths.root.appendingPathComponent(
+            "Tests/ForgeContract/github/webhooks/pull_request.opened.octokit.json")
+        return try String(contentsOf: url, encoding: .utf8)
+            .replacingOccurrences(of: "Codertocat/Hello-World", with: repository)
+            .replacingOccurrences(of: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", with: head)
+            .replacingOccurrences(of: "\"number\": 2,", with: "\"number\": \(number),")
+    }
+
+    private func hookURL(of controller: BackgroundPipe) throws -> URL {
+        var port: String?
+        waitUntil("the controller listens", timeout: 20) {
+            let text = output(of: controller)
+            port = text.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression).map {
+                String(text[$0].split(separator: ":").last ?? "")
+            }
+            return port != nil || !controller.process.isRunning
+        }
+        return try XCTUnwrap(
+            URL(string: "http://127.0.0.1:\(try XCTUnwrap(port, output(of: controller)))/hooks/github"))
+    }
+
+    private func statuses(for sha: String) throws -> [[String: Any]] {
+        try standIn.objects(.github, "statuses").filter { ($0["sha"] as? String ?? $0["commit"] as? String) == sha }
+    }
+
+    func testAPullRequestGoesPendingThenSuccessAndAReplayOrForgeryRunsNothing() throws {
+        let project = try forgeProject()
+        let head = try pullRequestHead(7, in: project)
+        try standIn.setPullRequest(.github, repo: repository, number: 7, headSHA: head)
+        let controller = try startController(in: project)
+        defer { stop(controller) }
+        let url = try hookURL(of: controller)
+        let payload = try openedPayload(number: 7, head: head)
+
+        let forged = try standIn.deliver(
+            ForgeStandInDelivery(
+                forge: "github", body: payload, url: url, secret: secret, signature: .incorrect,
+                event: "pull_request"))
+        XCTAssertEqual(forged.status, 401, forged.answer)
+        let delivered = try standIn.deliver(
+            ForgeStandInDelivery(forge: "github", body: payload, url: url, secret: secret, event: "pull_request"))
+        XCTAssertEqual(delivered.status, 202, delivered.answer)
+        XCTAssertTrue(delivered.answer.contains("queued app-intents"), delivered.answer)
+
+        try waitUntil("the merge status is pending", timeout: 30) {
+            try statuses(for: head).contains { $0["state"] as? String == "pending" }
+        }
+        try waitUntil("the merge status is success", timeout: 120) {
+            try statuses(for: head).contains { $0["state"] as? String == "success" } || !controller.process.isRunning
+        }
+        let success = try XCTUnwrap(try statuses(for: head).last, output(of: controller))
+        XCTAssertEqual(success["context"] as? String, "pipe/app-intents/merge")
+        XCTAssertEqual(success["state"] as? String, "success", output(of: controller))
+
+        let replay = try standIn.repeatDelivery(delivered.id, newDeliveryID: true, url: url)
+        XCTAssertEqual(replay.status, 202, replay.answer)
+        XCTAssertTrue(replay.answer.contains("replay"), replay.answer)
+
+        let runs = try runs(project)
+        XCTAssertEqual(runs.count, 1, "one run for one pull request head: \(runs)")
+        XCTAssertEqual(runs.first?["commit"] as? String, head, "the pull request's exact head was verified")
+        XCTAssertEqual(try standIn.invalidRequests().map(\.path), [], "every request matches GitHub's contract")
+    }
+}
