@@ -44,11 +44,17 @@ final class ForgeLoopTests: ControllerTestCase {
 
     /// Commits a change on a branch, publishes it only as `refs/pull/<number>/head` (as a fork's commits are on the
     /// forge), and returns its SHA.
-    private func pullRequestHead(_ number: Int, in project: PipeProject) throws -> String {
+    private func pullRequestHead(
+        _ number: Int, in project: PipeProject, change: ((PipeProject) throws -> Void)? = nil
+    ) throws -> String {
         try project.shell("git checkout -q -b pr-work")
-        try project.shell(
-            "echo 'a change under review' > NOTES.md && git add NOTES.md && "
-                + "git -c user.email=e2e@pipe.test -c user.name=e2e commit -q -m 'the change under review'")
+        if let change {
+            try change(project)
+        } else {
+            try project.shell(
+                "echo 'a change under review' > NOTES.md && git add NOTES.md && "
+                    + "git -c user.email=e2e@pipe.test -c user.name=e2e commit -q -m 'the change under review'")
+        }
         let sha = try CommandRunner.shell("git rev-parse HEAD", currentDirectory: project.url).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         try project.shell(
@@ -120,5 +126,62 @@ final class ForgeLoopTests: ControllerTestCase {
         XCTAssertEqual(runs.count, 1, "one run for one pull request head: \(runs)")
         XCTAssertEqual(runs.first?["commit"] as? String, head, "the pull request's exact head was verified")
         XCTAssertEqual(try standIn.invalidRequests().map(\.path), [], "every request matches GitHub's contract")
+    }
+
+    /// The outbox outlives its controller: a status refused for a moment is not lost when the controller is killed
+    /// with -9 before it could send it again, and arrives once from the next controller.
+    func testAStatusLeftUnsentByAKilledControllerArrivesOnceAfterItsRestart() throws {
+        let project = try forgeProject()
+        // No hosts: the run waits in the queue, so only the pending status is at stake.
+        try FileManager.default.removeItem(at: project.url.appendingPathComponent(".pipe/hosts.yml"))
+        let head = try pullRequestHead(8, in: project)
+        try standIn.setPullRequest(.github, repo: repository, number: 8, headSHA: head)
+        try standIn.script(ForgeStandInFault(.secondaryRateLimit, count: 1, path: "/statuses/", retryAfter: 2))
+        let first = try startController(in: project)
+        let delivered = try standIn.deliver(
+            ForgeStandInDelivery(
+                forge: "github", body: try openedPayload(number: 8, head: head), url: try hookURL(of: first),
+                secret: secret, event: "pull_request"))
+        XCTAssertEqual(delivered.status, 202, delivered.answer)
+        let statusPosts = { try self.standIn.requests(forge: .github).filter { $0.path.contains("/statuses/") } }
+        try waitUntil("the first status is refused by the rate limit", timeout: 20) { try !statusPosts().isEmpty }
+        kill(first.pid, SIGKILL)
+        _ = first.wait(timeout: 10)
+        XCTAssertEqual(try statuses(for: head).count, 0, "nothing was applied before the kill")
+
+        let second = try startController(in: project)
+        defer { stop(second) }
+        try waitUntil("the pending status arrives from the restarted controller", timeout: 30) {
+            try !statuses(for: head).isEmpty
+        }
+        Thread.sleep(forTimeInterval: 2)
+        let applied = try statuses(for: head)
+        XCTAssertEqual(applied.map { $0["state"] as? String }, ["pending"], "applied once: \(applied)")
+        XCTAssertEqual(try statusPosts().map(\.status), [403, 201], "refused once, then sent once")
+    }
+
+    /// A pull request whose own commit breaks a test turns its merge status to failure, saying which test.
+    func testAFailingPullRequestIsAFailureThatNamesTheTest() throws {
+        let project = try forgeProject()
+        let head = try pullRequestHead(9, in: project) { project in
+            try project.failCannedTest("testRejectsEmptyInput", scheme: "Reader", workspace: "examples/reader-app")
+        }
+        try standIn.setPullRequest(.github, repo: repository, number: 9, headSHA: head)
+        let controller = try startController(in: project)
+        defer { stop(controller) }
+        let delivered = try standIn.deliver(
+            ForgeStandInDelivery(
+                forge: "github", body: try openedPayload(number: 9, head: head), url: try hookURL(of: controller),
+                secret: secret, event: "pull_request"))
+        XCTAssertEqual(delivered.status, 202, delivered.answer)
+        try waitUntil("the merge status is failure", timeout: 120) {
+            try statuses(for: head).contains { $0["state"] as? String == "failure" } || !controller.process.isRunning
+        }
+        let failure = try XCTUnwrap(try statuses(for: head).last, output(of: controller))
+        XCTAssertEqual(failure["state"] as? String, "failure", output(of: controller))
+        let description = failure["description"] as? String ?? ""
+        XCTAssertTrue(description.contains("1 of") && description.contains("logic"), description)
+        XCTAssertLessThanOrEqual(description.count, 140)
+        XCTAssertEqual(try standIn.invalidRequests().map(\.path), [])
     }
 }

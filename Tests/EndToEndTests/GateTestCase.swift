@@ -44,23 +44,7 @@ class GateTestCase: XCTestCase {
         _ name: String, scheme: String, workspace: String, in project: PipeProject, file: StaticString = #filePath,
         line: UInt = #line
     ) throws {
-        let path = "\(workspace)/pipe-canned-results.json"
-        let data = try Data(contentsOf: project.url.appendingPathComponent(path))
-        var json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        var schemes = try XCTUnwrap(json["schemes"] as? [String: Any])
-        var entry = try XCTUnwrap(schemes[scheme] as? [String: Any])
-        var tests = try XCTUnwrap(entry["tests"] as? [[String: Any]])
-        let index = try XCTUnwrap(
-            tests.firstIndex { $0["name"] as? String == name }, "no test \(name)", file: file, line: line)
-        tests[index]["status"] = "failed"
-        tests[index]["message"] = "XCTAssertEqual failed: (\"2\") is not equal to (\"1\")"
-        entry["tests"] = tests
-        schemes[scheme] = entry
-        json["schemes"] = schemes
-        let text = String(
-            decoding: try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]),
-            as: UTF8.self)
-        try project.commit(path, text, message: "\(name) fails")
+        try project.failCannedTest(name, scheme: scheme, workspace: workspace, file: file, line: line)
     }
 
     /// The newest run's folder.

@@ -88,6 +88,29 @@ final class PipeProject {
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
+    /// Marks one canned test of `scheme` failed (with a message) and commits the change.
+    func failCannedTest(
+        _ name: String, scheme: String, workspace: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let path = "\(workspace)/pipe-canned-results.json"
+        let data = try Data(contentsOf: url.appendingPathComponent(path))
+        var json = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        var schemes = try XCTUnwrap(json["schemes"] as? [String: Any])
+        var entry = try XCTUnwrap(schemes[scheme] as? [String: Any])
+        var tests = try XCTUnwrap(entry["tests"] as? [[String: Any]])
+        let index = try XCTUnwrap(
+            tests.firstIndex { $0["name"] as? String == name }, "no test \(name)", file: file, line: line)
+        tests[index]["status"] = "failed"
+        tests[index]["message"] = "XCTAssertEqual failed: (\"2\") is not equal to (\"1\")"
+        entry["tests"] = tests
+        schemes[scheme] = entry
+        json["schemes"] = schemes
+        let text = String(
+            decoding: try JSONSerialization.data(withJSONObject: json, options: [.prettyPrinted, .sortedKeys]),
+            as: UTF8.self)
+        try commit(path, text, message: "\(name) fails")
+    }
+
     func shell(_ line: String) throws {
         let result = try CommandRunner.shell(line, currentDirectory: url)
         guard result.exitCode == 0 else { throw EmulatedMacHostError(message: "`\(line)` failed:\n\(result.combined)") }

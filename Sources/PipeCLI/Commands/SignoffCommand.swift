@@ -87,6 +87,7 @@ enum SignoffCommand {
             .release, record: updated.record, flakyPolicy: checked.pipeline.flakyPolicy)
         out += "\(release.headline) (`pipe gate \(run.record.runID) --for release` exits \(release.verdict.exitCode))\n"
         context.console.out(out)
+        if let problem = recorder.forgeProblem { context.console.err("warning: \(problem)\n") }
         return 0
     }
 

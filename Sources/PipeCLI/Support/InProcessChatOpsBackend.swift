@@ -137,6 +137,7 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
         let (recorded, updated) = try recorder.record(
             run: run, layer: request.layer, result: result, checked: checked, fieldOrder: fields.map(\.key),
             signer: request.signedBy, note: request.note)
+        if let problem = recorder.forgeProblem { log("chatops: run \(request.runID): \(problem)") }
         let release = Self.evaluate(.release, record: updated.record, signoffs: updated.signoffs)
         return ChatSignoffReceipt(
             signoffID: recorded.id, runID: request.runID, layer: request.layer, verdict: request.verdict,

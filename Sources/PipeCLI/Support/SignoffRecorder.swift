@@ -6,10 +6,18 @@ import PipeCore
 /// Checks and records a sign-off of a manual layer, the same way for `pipe signoff` and for `/pipe signoff` in a
 /// chat: the pipeline's required fields, append-only in the store, a `signoff` event with the fields, and the run's
 /// files (`signoffs.json`, `summary.json`) rewritten from the store.
-struct SignoffRecorder {
-    var project: ProjectFolder
-    var store: RunStore
-    var environment: [String: String]
+final class SignoffRecorder {
+    let project: ProjectFolder
+    let store: RunStore
+    let environment: [String: String]
+    /// Set by `record` when the release gate's new state could not be written for the forges.
+    private(set) var forgeProblem: String?
+
+    init(project: ProjectFolder, store: RunStore, environment: [String: String]) {
+        self.project = project
+        self.store = store
+        self.environment = environment
+    }
 
     /// A sign-off that passed every check, with what it needs to be recorded.
     struct CheckedSignoff {
@@ -91,6 +99,7 @@ struct SignoffRecorder {
                 at: recorded.at),
             runID: run.record.runID)
         let updated = try SignoffFiles.write(runID: run.record.runID, layer: layer, store: store, project: project)
+        forgeProblem = ForgeSignoffReport.refresh(runID: run.record.runID, project: project, store: store)
         return (recorded, updated)
     }
 }
