@@ -184,4 +184,74 @@ final class ForgeLoopTests: ControllerTestCase {
         XCTAssertLessThanOrEqual(description.count, 140)
         XCTAssertEqual(try standIn.invalidRequests().map(\.path), [])
     }
+
+    /// The release gate waits for a tester: its status stays pending while the checklist awaits a sign-off, and
+    /// turns success when someone signs with `pipe signoff`, through the controller's outbox.
+    func testASignoffTurnsTheReleaseStatusGreen() throws {
+        let project = try forgeProject()
+        try project.commit(
+            "pipelines/app-intents.yml",
+            """
+            repository:
+              workspace: examples/reader-app
+            simulator:
+              device: iPhone 15
+            layers:
+              logic:
+                plugin: xcodebuild-test
+                scheme: Reader
+                only-testing: [ReaderTests/ReadingIDTests]
+              shortcuts:
+                plugin: checklist
+                needs: [logic]
+                items: [Run "Check Reading ID" in Shortcuts with a valid ID]
+
+            """, message: "a release checklist")
+        let head = try pullRequestHead(10, in: project)
+        try standIn.setPullRequest(.github, repo: repository, number: 10, headSHA: head)
+        let controller = try startController(in: project)
+        defer { stop(controller) }
+        _ = try standIn.deliver(
+            ForgeStandInDelivery(
+                forge: "github", body: try openedPayload(number: 10, head: head), url: try hookURL(of: controller),
+                secret: secret, event: "pull_request"))
+        func state(_ context: String) throws -> String? {
+            try statuses(for: head).last { $0["context"] as? String == context }?["state"] as? String
+        }
+        try waitUntil("the merge gate passes", timeout: 120) {
+            try state("pipe/app-intents/merge") == "success" || !controller.process.isRunning
+        }
+        XCTAssertEqual(try state("pipe/app-intents/release"), "pending", output(of: controller))
+
+        let signed = try project.pipe([
+            "signoff", "last", "shortcuts", "--result", "pass", "--by", "tester@example.com",
+        ])
+        XCTAssertEqual(signed.exitCode, 0, signed.combined)
+        try waitUntil("the release status turns green", timeout: 30) {
+            try state("pipe/app-intents/release") == "success"
+        }
+        XCTAssertEqual(try standIn.invalidRequests().map(\.path), [])
+    }
+
+    /// A host that is not set up is not the app's failure: the merge status is error, not failure.
+    func testAHostConfigProblemIsAnError() throws {
+        var config = try host.readConfig()
+        config["schemesWithoutTestAction"] = ["Reader"]
+        try host.writeConfig(config)
+        let project = try forgeProject()
+        let head = try pullRequestHead(11, in: project)
+        try standIn.setPullRequest(.github, repo: repository, number: 11, headSHA: head)
+        let controller = try startController(in: project)
+        defer { stop(controller) }
+        _ = try standIn.deliver(
+            ForgeStandInDelivery(
+                forge: "github", body: try openedPayload(number: 11, head: head), url: try hookURL(of: controller),
+                secret: secret, event: "pull_request"))
+        try waitUntil("the merge status is error", timeout: 120) {
+            try statuses(for: head).contains { $0["state"] as? String == "error" } || !controller.process.isRunning
+        }
+        let error = try XCTUnwrap(try statuses(for: head).last, output(of: controller))
+        XCTAssertEqual(error["state"] as? String, "error")
+        XCTAssertTrue((error["description"] as? String ?? "").hasPrefix("host-config"), "\(error)")
+    }
 }
