@@ -81,8 +81,28 @@ final class ForgeLoopTests: ControllerTestCase {
             }
             return port != nil || !controller.process.isRunning
         }
-        return try XCTUnwrap(
-            URL(string: "http://127.0.0.1:\(try XCTUnwrap(port, output(of: controller)))/hooks/github"))
+        guard let port else {
+            throw EmulatedMacHostError(
+                message: "the controller does not listen:\n\(controller.wait(timeout: 5).combined)")
+        }
+        return try XCTUnwrap(URL(string: "http://127.0.0.1:\(port)/hooks/github"))
+    }
+
+    /// The project's one-layer pipeline with `more` layers (indented as layers are) and a `secrets:` section.
+    private func logicPipeline(secrets: String = "", more: String) -> String {
+        """
+        repository:
+          workspace: examples/reader-app
+        simulator:
+          device: iPhone 15
+        \(secrets)layers:
+          logic:
+            plugin: xcodebuild-test
+            scheme: Reader
+            only-testing: [ReaderTests/ReadingIDTests]
+        \(more)
+
+        """
     }
 
     private func statuses(for sha: String) throws -> [[String: Any]] {
@@ -191,22 +211,13 @@ final class ForgeLoopTests: ControllerTestCase {
         let project = try forgeProject()
         try project.commit(
             "pipelines/app-intents.yml",
-            """
-            repository:
-              workspace: examples/reader-app
-            simulator:
-              device: iPhone 15
-            layers:
-              logic:
-                plugin: xcodebuild-test
-                scheme: Reader
-                only-testing: [ReaderTests/ReadingIDTests]
-              shortcuts:
-                plugin: checklist
-                needs: [logic]
-                items: [Run "Check Reading ID" in Shortcuts with a valid ID]
-
-            """, message: "a release checklist")
+            logicPipeline(
+                more: """
+                      shortcuts:
+                        plugin: checklist
+                        needs: [logic]
+                        items: [Run "Check Reading ID" in Shortcuts with a valid ID]
+                    """), message: "a release checklist")
         let head = try pullRequestHead(10, in: project)
         try standIn.setPullRequest(.github, repo: repository, number: 10, headSHA: head)
         let controller = try startController(in: project)
@@ -253,5 +264,61 @@ final class ForgeLoopTests: ControllerTestCase {
         let error = try XCTUnwrap(try statuses(for: head).last, output(of: controller))
         XCTAssertEqual(error["state"] as? String, "error")
         XCTAssertTrue((error["description"] as? String ?? "").hasPrefix("host-config"), "\(error)")
+    }
+
+    /// A fork's pull request: under `never` it runs nothing; under `without-secrets` it runs on an untrusted host
+    /// with the layer that needs a secret skipped, and its secret is never read.
+    func testAForksPullRequestFollowsThePolicy() throws {
+        let project = try forgeProject()
+        try project.writeHostsFile(
+            host.hostsFileEntry().replacingOccurrences(
+                of: "    capacity: 1\n", with: "    capacity: 1\n    trust: untrusted\n"))
+        try project.commit(
+            "pipelines/app-intents.yml",
+            logicPipeline(
+                secrets: "secrets:\n  API_TOKEN: {env: PIPE_E2E_NEVER_SET}\n",
+                more: """
+                      intent:
+                        plugin: xcodebuild-test
+                        scheme: Reader
+                        only-testing: [ReaderTests/ReadingIDTests]
+                        secrets: [API_TOKEN]
+                    """), message: "a layer with a secret")
+        let head = try pullRequestHead(12, in: project)
+        try standIn.setPullRequest(.github, repo: repository, number: 12, headSHA: head, headRepo: "forker/reader")
+        // The first full_name of the payload is the head repository's: the fork.
+        var payload = try openedPayload(number: 12, head: head)
+        let first = try XCTUnwrap(payload.range(of: "\"\(repository)\""))
+        payload.replaceSubrange(first, with: "\"forker/reader\"")
+
+        var controller = try startController(in: project)
+        var url = try hookURL(of: controller)
+        let refused = try standIn.deliver(
+            ForgeStandInDelivery(forge: "github", body: payload, url: url, secret: secret, event: "pull_request"))
+        XCTAssertEqual(refused.status, 202, refused.answer)
+        XCTAssertTrue(refused.answer.contains("forks.policy is never"), refused.answer)
+        XCTAssertEqual(try runs(project).count, 0)
+        stop(controller)
+
+        try String(contentsOf: project.url.appendingPathComponent("forges.yml"), encoding: .utf8)
+            .appending("\n    forks: {policy: without-secrets}\n")
+            .write(to: project.url.appendingPathComponent("forges.yml"), atomically: true, encoding: .utf8)
+        controller = try startController(in: project)
+        defer { stop(controller) }
+        url = try hookURL(of: controller)
+        let accepted = try standIn.deliver(
+            ForgeStandInDelivery(
+                forge: "github", body: payload + " ", url: url, secret: secret, event: "pull_request"))
+        XCTAssertEqual(accepted.status, 202, accepted.answer)
+        try waitUntil("the fork's run ends", timeout: 120) {
+            try runs(project).first.map(isEnded) ?? false || !controller.process.isRunning
+        }
+        let record = try project.lastRecord()
+        XCTAssertEqual(layer("logic", in: record)?["outcome"] as? String, "passed", output(of: controller))
+        let intent = try XCTUnwrap(layer("intent", in: record))
+        XCTAssertEqual(intent["outcome"] as? String, "skipped")
+        XCTAssertTrue(
+            (intent["evidence"] as? [String] ?? []).joined().contains("forks: without-secrets"), "\(intent)")
+        XCTAssertEqual((record["code"] as? [String: Any])?["level"] as? String, "untrusted")
     }
 }

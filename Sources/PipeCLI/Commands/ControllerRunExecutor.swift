@@ -50,16 +50,25 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
             pipeline.repository.ref = forge.headSHA
             if forge.event != .push { pipeline.repository.fetchRef = forge.fetchRef }
         }
-        let secrets = try SecretValues.resolve(
-            pipeline.secrets, environment: environment, projectDirectory: project.url)
+        let withheld = item.request.forge.flatMap { forge in
+            forge.secretsWithheld
+                ? "a pull request from the fork \(forge.fork ?? "?") gets no secrets (forks: without-secrets)" : nil
+        }
+        // Withheld secrets are never read, so a fork's run cannot reach them even through a bug further on.
+        let secrets =
+            withheld != nil
+            ? SecretValues()
+            : try SecretValues.resolve(pipeline.secrets, environment: environment, projectDirectory: project.url)
         guard let runID = RunID(item.runID) else {
             throw RequestError("the queue gave '\(item.runID)', which is not a run id")
         }
-        return RunRequest(
+        var request = RunRequest(
             pipeline: pipeline, projectDirectory: project.url, requestedBy: item.request.requestedBy,
             reason: item.request.reason, trigger: item.request.source.rawValue, rerunOf: item.request.rerunOf,
             secrets: secrets, runID: runID, trustedRefs: try loadProjectConfig().trustedRefs,
             codeOrigin: Self.codeOrigin(of: item.request))
+        request.secretsWithheld = withheld
+        return request
     }
 
     /// A fork's pull request is code from outside the project, whatever its branch is called.

@@ -266,6 +266,15 @@ extension RunEngine {
                 state: state)
             return nil
         }
+        if let withheld = context.request.secretsWithheld, !spec.secrets.isEmpty {
+            try endLayer(
+                index, outcome: .skipped,
+                evidence: [
+                    "needs the secrets \(spec.secrets.joined(separator: ", ")), which are withheld: \(withheld)"
+                ],
+                state: state)
+            return nil
+        }
         guard let pluginType = plugins.plugin(kind: spec.plugin) else {
             try endLayer(
                 index, outcome: .pluginError,

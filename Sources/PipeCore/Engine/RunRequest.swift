@@ -26,6 +26,9 @@ public struct RunRequest: Sendable {
     public var carriedOver: [String: CarriedOutcome]
     /// The values of the pipeline's secrets, read on the coordinator; only in memory.
     public var secrets: SecretValues
+    /// Why the pipeline's secrets are withheld from this run (a fork's pull request under `without-secrets`): the
+    /// layers that need one end `skipped` with it. `nil`: the secrets are given.
+    public var secretsWithheld: String?
     /// A run id chosen before the run starts (the controller's queue gives one at enqueueing); `nil`: the engine
     /// draws one when the run starts.
     public var runID: RunID?
