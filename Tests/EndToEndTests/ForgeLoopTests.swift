@@ -202,6 +202,15 @@ final class ForgeLoopTests: ControllerTestCase {
         let description = failure["description"] as? String ?? ""
         XCTAssertTrue(description.contains("1 of") && description.contains("logic"), description)
         XCTAssertLessThanOrEqual(description.count, 140)
+        try waitUntil("the pull request's comment is written", timeout: 30) {
+            try !standIn.objects(.github, "comments").isEmpty
+        }
+        let comments = try standIn.objects(.github, "comments")
+        XCTAssertEqual(comments.count, 1, "\(comments)")
+        let body = comments.first?["body"] as? String ?? ""
+        XCTAssertTrue(body.hasPrefix("<!-- pipe:comment pipeline=app-intents -->"), body)
+        XCTAssertTrue(body.contains("testRejectsEmptyInput"), body)
+        XCTAssertTrue(body.contains("XCTAssertEqual failed"), body)
         XCTAssertEqual(try standIn.invalidRequests().map(\.path), [])
     }
 

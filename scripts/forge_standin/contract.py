@@ -62,6 +62,9 @@ def github_operations(pack):
         operations.append(Operation("github", op["operationId"], method.upper(), path.strip("/").split("/"),
                                     params, body_schema, bool(body and body.get("required")),
                                     "github/openapi-subset.json"))
+    # Outside the pack: who a token is (GitHub's users API), which Pipe asks to find its own comments.
+    operations.append(Operation("github", "users/get-authenticated", "GET", ["user"], {}, None, False,
+                                "outside the pack: GitHub users API (GET /user)"))
     return operations
 
 

@@ -360,6 +360,10 @@ def rate_limit(state, kept, repo, values, query, body, identity):
     return 200, {"resources": {"core": core}, "rate": core}, {}
 
 
+def get_user(state, kept, repo, values, query, body, identity):
+    return 200, user(identity), {}
+
+
 def public(record):
     """An object as the API shows it, without the stand-in's own bookkeeping."""
     return {k: v for k, v in record.items() if k not in ("repo", "sha", "number", "annotations")}
@@ -372,5 +376,6 @@ HANDLERS = {
     "issues/list-comments": list_comments, "issues/update-comment": update_comment, "pulls/get": get_pull,
     "apps/create-installation-access-token": create_installation_token, "apps/get-authenticated": get_app,
     "repos/get": get_repo, "apps/get-repo-installation": get_repo_installation, "rate-limit/get": rate_limit,
+    "users/get-authenticated": get_user,
 }
 ANSWERED = set(HANDLERS)

@@ -29,7 +29,7 @@ final class ControllerForges {
         self.secrets = secrets
         reporter = ForgeReporter(forges: forges, store: store)
         let delivery = ForgeOutboxDelivery(
-            forges: forges, credential: { forge in try Self.credential(of: forge, secrets: secrets) },
+            forges: forges, objects: store, credential: { forge in try Self.credential(of: forge, secrets: secrets) },
             transport: ForgeHTTPTransport.make())
         let owner = RunOwner.current()
         sender = ForgeOutboxSender(store: store, owner: "\(owner.hostname):\(owner.pid)") { delivery.deliver($0) }

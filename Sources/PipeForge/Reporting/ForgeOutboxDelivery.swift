@@ -9,17 +9,22 @@ public struct ForgeOutboxDelivery: Sendable {
         @Sendable (_ request: ForgeRequest, _ apiBase: URL) -> Result<ForgeResponse, ForgeTransportFailure>
 
     private let forges: ForgesConfig
+    /// Where the ids of comments Pipe made are kept, so the next run edits the same one.
+    private let objects: (ForgeStore & Sendable)?
+    private let identities = ForgeIdentities()
     private let credential: @Sendable (ForgeConfig) throws -> ForgeCredential
     private let transport: Transport
     private let clock: @Sendable () -> Date
     private let random: @Sendable () -> Double
 
     public init(
-        forges: ForgesConfig, clock: @escaping @Sendable () -> Date = { Date() },
+        forges: ForgesConfig, objects: (ForgeStore & Sendable)? = nil,
+        clock: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
         credential: @escaping @Sendable (ForgeConfig) throws -> ForgeCredential, transport: @escaping Transport
     ) {
         self.forges = forges
+        self.objects = objects
         self.credential = credential
         self.transport = transport
         self.clock = clock
@@ -30,37 +35,118 @@ public struct ForgeOutboxDelivery: Sendable {
         guard let forge = forges.forge(named: update.draft.forge) else {
             return .failed("forge \(update.draft.forge) is no longer in forges.yml")
         }
-        guard update.draft.kind == ForgeStatusOutbox.kind, let request = StoredForgeRequest.decode(update.draft.payload)
-        else {
-            return .failed("an outbox entry of kind \(update.draft.kind) this Pipe cannot send")
-        }
-        let authorized: ForgeRequest
+        let token: ForgeCredential
         do {
-            authorized = request.authorized(by: try credential(forge))
+            token = try credential(forge)
         } catch {
             // The token is missing or unreadable: a person must fix the setup, and the update waits for them.
             return .retry(seconds: 300, error: "no token for \(forge.name): \(error)", forgeWaits: true)
         }
+        switch update.draft.kind {
+        case ForgeStatusOutbox.kind:
+            guard let request = StoredForgeRequest.decode(update.draft.payload) else { break }
+            switch send(request, forge: forge, token: token, attempt: update.attempts + 1) {
+            case .answered: return .sent
+            case .stop(let outcome): return outcome
+            }
+        case ForgeCommentOutbox.kind:
+            guard let payload = ForgeCommentOutbox.payload(of: update) else { break }
+            return deliverComment(payload, forge: forge, token: token, attempt: update.attempts + 1)
+        default:
+            break
+        }
+        return .failed("an outbox entry of kind \(update.draft.kind) this Pipe cannot read")
+    }
+
+    /// Edits the comment the store knows, or Pipe's own found by marker and author, or makes it; keeps its id.
+    private func deliverComment(
+        _ payload: ForgeCommentOutbox.Payload, forge: ForgeConfig, token: ForgeCredential, attempt: Int
+    ) -> ForgeOutboxSender.Outcome {
+        let key = ForgeCommentOutbox.objectKey(
+            repository: forge.repository, pullRequest: payload.pullRequest, pipeline: payload.pipeline)
+        do {
+            guard let author = try identity(of: forge, token: token, attempt: attempt) else {
+                return .retry(seconds: 60, error: "the forge did not say who Pipe posts as", forgeWaits: false)
+            }
+            let update = PullRequestCommentUpdate(
+                api: ForgeAPI(repository: try forge.apiRepository), pullRequest: payload.pullRequest,
+                pipeline: payload.pipeline, body: payload.body, author: author)
+            var step = try update.first(
+                storedCommentID: try objects?.forgeObjectID(forge: forge.name, key: key).flatMap(Int.init))
+            // Bounded: a search reads at most this many pages before making the comment.
+            for _ in 0..<50 {
+                switch step {
+                case .done(let id):
+                    try objects?.recordForgeObjectID(forge: forge.name, key: key, id: String(id), at: clock())
+                    return .sent
+                case .failed(let failure):
+                    return .failed(failure.description)
+                case .send(let request, let purpose):
+                    switch send(request, forge: forge, token: token, attempt: attempt, acceptingGone: true) {
+                    case .answered(let response): step = try update.next(after: purpose, response: response)
+                    case .stop(let outcome): return outcome
+                    }
+                }
+            }
+            return .failed("the comment was not found within 50 pages of the pull request's comments")
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    /// Who the token posts as (`GET /user`), asked once per forge.
+    private func identity(of forge: ForgeConfig, token: ForgeCredential, attempt: Int) throws -> ForgeAuthor? {
+        if let known = identities.author(of: forge.name) { return known }
+        let request = ForgeRequest(method: .get, path: "/user", headers: ForgeAPI.headers(forge.kind, hasBody: false))
+        guard case .answered(let response) = send(request, forge: forge, token: token, attempt: attempt),
+            let user = response.json
+        else { return nil }
+        let login = user["login"]?.stringValue ?? user["username"]?.stringValue ?? ""
+        guard !login.isEmpty else { return nil }
+        let author = ForgeAuthor(id: user["id"]?.intValue, login: login)
+        identities.remember(author, of: forge.name)
+        return author
+    }
+
+    private enum Sent {
+        /// A 2xx, or (with `acceptingGone`) a 403 or 404 the step after it handles.
+        case answered(ForgeResponse)
+        case stop(ForgeOutboxSender.Outcome)
+    }
+
+    private func send(
+        _ request: ForgeRequest, forge: ForgeConfig, token: ForgeCredential, attempt: Int, acceptingGone: Bool = false
+    ) -> Sent {
         let reader = ForgeAnswerReader(forge: forge.kind)
-        let attempt = update.attempts + 1
         let verdict: ForgeAnswerReader.Verdict
         var rateLimited = false
-        switch transport(authorized, forge.apiURL) {
+        switch transport(request.authorized(by: token), forge.apiURL) {
         case .success(let response):
             let now = clock()
             rateLimited =
                 ForgeRateLimit.retryAfter(response, now: now) != nil
                 || ForgeRateLimit.exhaustedUntil(response, now: now) != nil
+            if acceptingGone, !rateLimited, [403, 404].contains(response.status) { return .answered(response) }
             verdict = reader.read(response, attempt: attempt, now: now, random: random())
         case .failure(let failure):
             verdict = reader.readTransportFailure(failure.message, attempt: attempt, random: random())
         }
         switch verdict {
-        case .done: return .sent
-        case .retry(let seconds, let reason): return .retry(seconds: seconds, error: reason, forgeWaits: rateLimited)
-        case .giveUp(let failure): return .failed(failure.description)
+        case .done(let response): return .answered(response)
+        case .retry(let seconds, let reason):
+            return .stop(.retry(seconds: seconds, error: reason, forgeWaits: rateLimited))
+        case .giveUp(let failure): return .stop(.failed(failure.description))
         }
     }
+}
+
+/// Who each forge's token posts as, learnt once.
+final class ForgeIdentities: @unchecked Sendable {
+    private let lock = NSLock()
+    private var authors: [String: ForgeAuthor] = [:]
+
+    func author(of forge: String) -> ForgeAuthor? { lock.withLock { authors[forge] } }
+    func remember(_ author: ForgeAuthor, of forge: String) { lock.withLock { authors[forge] = author } }
 }
 
 /// No answer from a forge: libcurl's words, without the request's credential.

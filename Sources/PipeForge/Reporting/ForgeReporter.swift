@@ -34,6 +34,7 @@ public struct ForgeReporter {
         let stored = try store.run(runID)
         let gates = Self.gates(of: stored?.record)
         var written = 0
+        var reports: [ForgeGateReport] = []
         for gate in gates {
             let state: ForgeGateReport.State
             if let record = stored?.record {
@@ -43,9 +44,20 @@ public struct ForgeReporter {
             } else {
                 state = .queued
             }
-            try write(
-                ForgeGateReport(pipeline: item.request.pipeline, gate: gate, state: state, runID: RunID(runID)),
-                trigger: trigger, forge: forge)
+            let report = ForgeGateReport(pipeline: item.request.pipeline, gate: gate, state: state, runID: RunID(runID))
+            try write(report, trigger: trigger, forge: forge)
+            reports.append(report)
+            written += 1
+        }
+        if forge.comment, let number = trigger.number, let record = stored?.record,
+            record.status != .queued && record.status != .running, let id = RunID(runID)
+        {
+            let comment = PullRequestComment(
+                pipeline: item.request.pipeline, runID: id, sha: try CommitSHA(trigger.headSHA), gates: reports,
+                failingTests: Self.failingTests(of: record), checklists: try checklists(of: record, runID: runID),
+                runURL: forges.runURL(runID)?.absoluteString)
+            _ = try store.enqueueForgeUpdate(
+                try ForgeCommentOutbox.draft(comment, pullRequest: number, forge: forge, at: clock()))
             written += 1
         }
         return written
@@ -86,6 +98,41 @@ public struct ForgeReporter {
             record.exitCode == PipeExitCode.usage.rawValue && record.layers.allSatisfy { $0.outcome == nil }
             ? (record.problem ?? "the run was refused before any layer") : nil
         return .judged(evaluation, runStatus: record.status, tests: counts, refusedBeforeAnyLayer: refused)
+    }
+
+    /// Every failed test of the run, with its message and place.
+    static func failingTests(of record: RunRecord) -> [ForgeFailingTest] {
+        record.layers.flatMap { layer in
+            layer.tests.filter { $0.status == .failed }.map { test in
+                var file: String?
+                var line: Int?
+                if let location = test.failureLocation, let colon = location.lastIndex(of: ":"),
+                    let number = Int(location[location.index(after: colon)...])
+                {
+                    (file, line) = (String(location[..<colon]), number)
+                }
+                return ForgeFailingTest(
+                    layer: layer.name, name: test.identifier, message: test.failureMessage ?? "failed", file: file,
+                    line: line)
+            }
+        }
+    }
+
+    /// The run's release checklists, as they stand, with who signed each.
+    private func checklists(of record: RunRecord, runID: String) throws -> [ForgeChecklist] {
+        let signoffs = try store.signoffs(runID: runID)
+        return record.layers.filter { $0.gate == .release }.map { layer in
+            let standing: ForgeChecklist.Standing =
+                switch layer.outcome {
+                case .awaitingSignoff: .awaitingSignoff
+                case .signedOff: .signedOff
+                case .rejected: .rejected
+                default: .notReached
+                }
+            return ForgeChecklist(
+                layer: layer.name, standing: standing,
+                signedBy: signoffs.last { $0.layer == layer.name }?.signedBy)
+        }
     }
 
     private func write(_ report: ForgeGateReport, trigger: ForgeTrigger, forge: ForgeConfig) throws {
