@@ -64,8 +64,12 @@ final class ForgeLoopTests: ControllerTestCase {
 
     /// GitHub's real `pull_request` `opened` payload, moved to this repository and head.
     private func openedPayload(number: Int, head: String) throws -> String {
-        let url = RepositoryPaths.root.appendingPathComponent(
-            "Tests/ForgeContract/github/webhooks/pull_request.opened.octokit.json")
+        try payload("pull_request.opened.octokit.json", number: number, head: head)
+    }
+
+    /// One of GitHub's real `pull_request` payloads, moved to this repository, pull request and head.
+    private func payload(_ file: String, number: Int, head: String) throws -> String {
+        let url = RepositoryPaths.root.appendingPathComponent("Tests/ForgeContract/github/webhooks/\(file)")
         return try String(contentsOf: url, encoding: .utf8)
             .replacingOccurrences(of: "Codertocat/Hello-World", with: repository)
             .replacingOccurrences(of: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", with: head)
@@ -141,6 +145,16 @@ final class ForgeLoopTests: ControllerTestCase {
         let replay = try standIn.repeatDelivery(delivered.id, newDeliveryID: true, url: url)
         XCTAssertEqual(replay.status, 202, replay.answer)
         XCTAssertTrue(replay.answer.contains("replay"), replay.answer)
+
+        // Closed and reopened at the verified commit: the earlier run stands, and its result is posted again.
+        let reopened = try standIn.deliver(
+            ForgeStandInDelivery(
+                forge: "github", body: try self.payload("pull_request.reopened.octokit.json", number: 7, head: head),
+                url: url, secret: secret, event: "pull_request"))
+        XCTAssertTrue(reopened.answer.contains("already verifies this commit"), reopened.answer)
+        try waitUntil("the result is posted again", timeout: 30) {
+            try statuses(for: head).filter { $0["state"] as? String == "success" }.count == 2
+        }
 
         let runs = try runs(project)
         XCTAssertEqual(runs.count, 1, "one run for one pull request head: \(runs)")
@@ -329,5 +343,51 @@ final class ForgeLoopTests: ControllerTestCase {
         XCTAssertTrue(
             (intent["evidence"] as? [String] ?? []).joined().contains("forks: without-secrets"), "\(intent)")
         XCTAssertEqual((record["code"] as? [String: Any])?["level"] as? String, "untrusted")
+    }
+
+    /// A push to a pull request while its run is running cancels that run for real; its status says which commit
+    /// superseded it, and the new head is verified.
+    func testANewerPushSupersedesTheRunningRun() throws {
+        let project = try forgeProject()
+        // Only the first head's tests are slow: the run it starts is still running when the second push arrives.
+        let first = try pullRequestHead(13, in: project) { project in
+            try self.makeFirstTest(of: "ReadingIDTests", take: 30, in: project)
+        }
+        try standIn.setPullRequest(.github, repo: repository, number: 13, headSHA: first)
+        let controller = try startController(in: project)
+        defer { stop(controller) }
+        let url = try hookURL(of: controller)
+        _ = try standIn.deliver(
+            ForgeStandInDelivery(
+                forge: "github", body: try openedPayload(number: 13, head: first), url: url, secret: secret,
+                event: "pull_request"))
+        _ = waitUntilTestsRun(in: project, layer: "logic")
+
+        let second = try pullRequestHead(13, in: project) { project in
+            try project.shell(
+                "echo 'a second push' > NOTES.md && git add NOTES.md && "
+                    + "git -c user.email=e2e@pipe.test -c user.name=e2e commit -q -m 'a second push'")
+        }
+        try standIn.setPullRequest(.github, repo: repository, number: 13, headSHA: second)
+        let pushed = try standIn.deliver(
+            ForgeStandInDelivery(
+                forge: "github",
+                body: try payload("pull_request.synchronize.octokit.json", number: 13, head: second), url: url,
+                secret: secret, event: "pull_request"))
+        XCTAssertTrue(pushed.answer.contains("superseded by"), pushed.answer)
+
+        try waitUntil("the first run's status says it was superseded", timeout: 60) {
+            try statuses(for: first).contains { ($0["description"] as? String ?? "").contains("superseded by") }
+        }
+        let superseded = try XCTUnwrap(try statuses(for: first).last)
+        XCTAssertEqual(superseded["state"] as? String, "error")
+        XCTAssertTrue(
+            (superseded["description"] as? String ?? "").contains("superseded by \(second.prefix(7))"), "\(superseded)")
+        try waitUntil("the new head passes", timeout: 120) {
+            try statuses(for: second).contains { $0["state"] as? String == "success" } || !controller.process.isRunning
+        }
+        try waitUntil("the first run ends cancelled", timeout: 60) {
+            (try runs(project).first { $0["commit"] as? String == first }?["status"] as? String) == "cancelled"
+        }
     }
 }
