@@ -390,4 +390,54 @@ final class ForgeLoopTests: ControllerTestCase {
             (try runs(project).first { $0["commit"] as? String == first }?["status"] as? String) == "cancelled"
         }
     }
+
+    /// As a GitHub App with `checks: true`: the installation token is exchanged for the app's JWT, a failing pull
+    /// request's merge gate is a check run with conclusion failure found again by its `external_id`, no status is
+    /// posted, and the comment is the app's.
+    func testAGitHubAppReportsWithCheckRuns() throws {
+        standIn.stop()
+        let keys = try TemporaryDirectory(prefix: "pipe-e2e-app-key")
+        defer { keys.remove() }
+        let key = try ForgeStandInAppKey(in: keys.url)
+        standIn = try ForgeStandIn.start(
+            ForgeStandIn.Options(githubAppID: 4242, githubAppPublicKey: key.publicKey, githubInstallations: [77]))
+        let project = try forgeProject()
+        try FileManager.default.copyItem(
+            at: key.privateKey, to: project.url.appendingPathComponent(".pipe/forge-secrets/app.pem"))
+        let forges =
+            try String(contentsOf: project.url.appendingPathComponent("forges.yml"), encoding: .utf8)
+            .replacingOccurrences(of: "    token: {file: .pipe/forge-secrets/token}\n", with: "")
+            + "\n    app: {id: 4242, private-key: {file: .pipe/forge-secrets/app.pem}, installation-id: 77}"
+            + "\n    checks: true\n"
+        try forges.write(to: project.url.appendingPathComponent("forges.yml"), atomically: true, encoding: .utf8)
+        let head = try pullRequestHead(14, in: project) { project in
+            try project.failCannedTest("testRejectsEmptyInput", scheme: "Reader", workspace: "examples/reader-app")
+        }
+        try standIn.setPullRequest(.github, repo: repository, number: 14, headSHA: head)
+        let controller = try startController(in: project)
+        defer { stop(controller) }
+        let delivered = try standIn.deliver(
+            ForgeStandInDelivery(
+                forge: "github", body: try openedPayload(number: 14, head: head), url: try hookURL(of: controller),
+                secret: secret, event: "pull_request"))
+        XCTAssertEqual(delivered.status, 202, delivered.answer)
+        func merge() throws -> [String: Any]? {
+            try standIn.objects(.github, "check_runs").last { $0["name"] as? String == "pipe/app-intents/merge" }
+        }
+        try waitUntil("the merge check run concludes", timeout: 120) {
+            try merge()?["conclusion"] as? String != nil || !controller.process.isRunning
+        }
+        let checkRun = try XCTUnwrap(try merge(), output(of: controller))
+        XCTAssertEqual(checkRun["conclusion"] as? String, "failure", "\(checkRun)")
+        XCTAssertEqual(
+            try standIn.objects(.github, "check_runs").filter { $0["name"] as? String == "pipe/app-intents/merge" }
+                .count, 1, "one check run, updated in place")
+        XCTAssertEqual(try statuses(for: head).count, 0, "check runs replace the statuses")
+        try waitUntil("the app's comment is written", timeout: 30) {
+            try !standIn.objects(.github, "comments").isEmpty
+        }
+        let comment = try XCTUnwrap(try standIn.objects(.github, "comments").first)
+        XCTAssertEqual((comment["user"] as? [String: Any])?["login"] as? String, "pipe-standin[bot]", "\(comment)")
+        XCTAssertEqual(try standIn.invalidRequests().map(\.path), [])
+    }
 }

@@ -12,6 +12,8 @@ final class ControllerForges {
     private let reporter: ForgeReporter
     private let sender: ForgeOutboxSender
     private let secrets: ForgeSecrets
+    private let credentials: ForgeCredentials
+    private let transport: ForgeOutboxDelivery.Transport
 
     /// `nil` when the project has no `forges.yml`.
     static func load(project: ProjectFolder, store: SQLiteRunStore, environment: [String: String]) throws
@@ -27,30 +29,26 @@ final class ControllerForges {
         self.store = store
         let secrets = ForgeSecrets(environment: environment, projectDirectory: project.url)
         self.secrets = secrets
-        reporter = ForgeReporter(forges: forges, store: store)
+        let reporter = ForgeReporter(forges: forges, store: store)
+        self.reporter = reporter
+        let transport = ForgeHTTPTransport.make()
+        self.transport = transport
+        let credentials = ForgeCredentials(secrets: secrets, transport: transport)
+        self.credentials = credentials
         let delivery = ForgeOutboxDelivery(
-            forges: forges, objects: store, credential: { forge in try Self.credential(of: forge, secrets: secrets) },
-            transport: ForgeHTTPTransport.make())
+            forges: forges, objects: store, credential: { try credentials.credential(of: $0) },
+            appCredential: { try credentials.appCredential(of: $0) },
+            checkRun: { payload, forge in try reporter.checkRun(for: payload, forge: forge) }, transport: transport)
         let owner = RunOwner.current()
         sender = ForgeOutboxSender(store: store, owner: "\(owner.hostname):\(owner.pid)") { delivery.deliver($0) }
     }
 
-    /// The forge's API token as its authorization header wants it.
-    static func credential(of forge: ForgeConfig, secrets: ForgeSecrets) throws -> ForgeCredential {
-        guard let source = forge.token else {
-            throw RequestError("forges.\(forge.name): no token is configured (GitHub App tokens are not sent yet)")
-        }
-        return try ForgeCredential.token(
-            try secrets.read(source, setting: "forges.\(forge.name).token"), for: forge.kind)
-    }
-
     /// Mounts one webhook endpoint per forge on `services`.
     func mount(on services: ControllerHTTPServices, log: @escaping (String) -> Void) throws {
-        let transport = ForgeHTTPTransport.make()
         for forge in forges.forges {
-            let secrets = self.secrets
+            let (credentials, transport) = (self.credentials, self.transport)
             let intake = ForgeIntake(config: forge, store: store) { trigger in
-                Self.currentHead(of: trigger, forge: forge, secrets: secrets, transport: transport)
+                Self.currentHead(of: trigger, forge: forge, credentials: credentials, transport: transport)
             }
             let handler = ForgeWebhookHandler(
                 forge: forge, verifier: try secrets.webhookVerifier(for: forge), intake: intake, reporter: reporter,
@@ -77,9 +75,10 @@ final class ControllerForges {
     /// The pull request's head as its forge reports it now; `nil` for a push or when the forge cannot be asked
     /// (then the event is taken as the newest).
     static func currentHead(
-        of trigger: ForgeTrigger, forge: ForgeConfig, secrets: ForgeSecrets, transport: ForgeOutboxDelivery.Transport
+        of trigger: ForgeTrigger, forge: ForgeConfig, credentials: ForgeCredentials,
+        transport: ForgeOutboxDelivery.Transport
     ) -> String? {
-        guard let number = trigger.number, let credential = try? credential(of: forge, secrets: secrets),
+        guard let number = trigger.number, let credential = try? credentials.credential(of: forge),
             let request = try? ForgeAPI(repository: forge.apiRepository).pullRequest(number),
             case .success(let answer) = transport(request.authorized(by: credential), forge.apiURL),
             (200..<300).contains(answer.status)

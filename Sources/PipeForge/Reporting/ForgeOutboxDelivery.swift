@@ -13,6 +13,10 @@ public struct ForgeOutboxDelivery: Sendable {
     private let objects: (ForgeStore & Sendable)?
     private let identities = ForgeIdentities()
     private let credential: @Sendable (ForgeConfig) throws -> ForgeCredential
+    /// The app's own credential (its JWT) for a forge that reports as a GitHub App.
+    private let appCredential: @Sendable (ForgeConfig) throws -> ForgeCredential?
+    /// The check run an outbox entry shows, built from the run store when it is sent.
+    private let checkRun: @Sendable (ForgeCheckRunOutbox.Payload, ForgeConfig) throws -> GitHubCheckRun?
     private let transport: Transport
     private let clock: @Sendable () -> Date
     private let random: @Sendable () -> Double
@@ -21,8 +25,15 @@ public struct ForgeOutboxDelivery: Sendable {
         forges: ForgesConfig, objects: (ForgeStore & Sendable)? = nil,
         clock: @escaping @Sendable () -> Date = { Date() },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-        credential: @escaping @Sendable (ForgeConfig) throws -> ForgeCredential, transport: @escaping Transport
+        credential: @escaping @Sendable (ForgeConfig) throws -> ForgeCredential,
+        appCredential: @escaping @Sendable (ForgeConfig) throws -> ForgeCredential? = { _ in nil },
+        checkRun: @escaping @Sendable (ForgeCheckRunOutbox.Payload, ForgeConfig) throws -> GitHubCheckRun? = { _, _ in
+            nil
+        },
+        transport: @escaping Transport
     ) {
+        self.appCredential = appCredential
+        self.checkRun = checkRun
         self.forges = forges
         self.objects = objects
         self.credential = credential
@@ -52,6 +63,9 @@ public struct ForgeOutboxDelivery: Sendable {
         case ForgeCommentOutbox.kind:
             guard let payload = ForgeCommentOutbox.payload(of: update) else { break }
             return deliverComment(payload, forge: forge, token: token, attempt: update.attempts + 1)
+        case ForgeCheckRunOutbox.kind:
+            guard let payload = ForgeCheckRunOutbox.payload(of: update), let app = forge.app else { break }
+            return deliverCheckRun(payload, appID: app.appID, forge: forge, token: token, attempt: update.attempts + 1)
         default:
             break
         }
@@ -71,32 +85,107 @@ public struct ForgeOutboxDelivery: Sendable {
             let update = PullRequestCommentUpdate(
                 api: ForgeAPI(repository: try forge.apiRepository), pullRequest: payload.pullRequest,
                 pipeline: payload.pipeline, body: payload.body, author: author)
-            var step = try update.first(
-                storedCommentID: try objects?.forgeObjectID(forge: forge.name, key: key).flatMap(Int.init))
-            // Bounded: a search reads at most this many pages before making the comment.
-            for _ in 0..<50 {
+            func flow(_ step: PullRequestCommentUpdate.Step) -> FlowStep {
                 switch step {
+                case .send(let request, let purpose):
+                    return .send(request) { try flow(update.next(after: purpose, response: $0)) }
                 case .done(let id):
-                    try objects?.recordForgeObjectID(forge: forge.name, key: key, id: String(id), at: clock())
-                    return .sent
+                    return .done {
+                        try objects?.recordForgeObjectID(forge: forge.name, key: key, id: String(id), at: clock())
+                        return .sent
+                    }
                 case .failed(let failure):
                     return .failed(failure.description)
-                case .send(let request, let purpose):
-                    switch send(request, forge: forge, token: token, attempt: attempt, acceptingGone: true) {
-                    case .answered(let response): step = try update.next(after: purpose, response: response)
-                    case .stop(let outcome): return outcome
-                    }
                 }
             }
-            return .failed("the comment was not found within 50 pages of the pull request's comments")
+            let stored = try objects?.forgeObjectID(forge: forge.name, key: key).flatMap(Int.init)
+            return try follow(
+                flow(try update.first(storedCommentID: stored)), forge: forge, token: token, attempt: attempt,
+                what: "the comment")
         } catch {
             return .failed("\(error)")
         }
     }
 
-    /// Who the token posts as (`GET /user`), asked once per forge.
+    /// Updates the gate's check run the store knows, or the app's own found by `external_id`, or makes it; then
+    /// sends the annotations that did not fit, and keeps the check run's id.
+    private func deliverCheckRun(
+        _ payload: ForgeCheckRunOutbox.Payload, appID: Int, forge: ForgeConfig, token: ForgeCredential, attempt: Int
+    ) -> ForgeOutboxSender.Outcome {
+        do {
+            guard let checkRun = try checkRun(payload, forge) else {
+                return .failed("run \(payload.runID) is no longer in the run store")
+            }
+            let key = ForgeCheckRunOutbox.objectKey(repository: forge.repository, externalID: checkRun.externalID)
+            let update = GitHubCheckRunUpdate(checkRun: checkRun, appID: appID, now: clock())
+            func flow(_ step: GitHubCheckRunUpdate.Step) -> FlowStep {
+                switch step {
+                case .send(let request, let purpose):
+                    return .send(request) { try flow(update.next(after: purpose, response: $0)) }
+                case .done(let id, let batches):
+                    return .done {
+                        try objects?.recordForgeObjectID(forge: forge.name, key: key, id: String(id), at: clock())
+                        for batch in batches {
+                            if case .stop(let outcome) = send(batch, forge: forge, token: token, attempt: attempt) {
+                                return outcome
+                            }
+                        }
+                        return .sent
+                    }
+                case .failed(let failure):
+                    return .failed(failure.description)
+                }
+            }
+            let stored = try objects?.forgeObjectID(forge: forge.name, key: key).flatMap(Int.init)
+            return try follow(
+                flow(try update.first(storedCheckRunID: stored)), forge: forge, token: token, attempt: attempt,
+                what: "the check run")
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    /// One step of a find-or-make flow (a comment, a check run): a request whose answer gives the next step.
+    private enum FlowStep {
+        case send(ForgeRequest, next: (ForgeResponse) throws -> FlowStep)
+        case done(() throws -> ForgeOutboxSender.Outcome)
+        case failed(String)
+    }
+
+    /// Sends a flow's requests until it is done; bounded, since a search reads pages of the forge's lists.
+    private func follow(
+        _ first: FlowStep, forge: ForgeConfig, token: ForgeCredential, attempt: Int, what: String
+    ) throws -> ForgeOutboxSender.Outcome {
+        var step = first
+        for _ in 0..<50 {
+            switch step {
+            case .send(let request, let next):
+                switch send(request, forge: forge, token: token, attempt: attempt, acceptingGone: true) {
+                case .answered(let response): step = try next(response)
+                case .stop(let outcome): return outcome
+                }
+            case .done(let finish):
+                return try finish()
+            case .failed(let message):
+                return .failed(message)
+            }
+        }
+        return .failed("\(what) was not found within 50 pages of the forge's lists")
+    }
+
+    /// Who the token posts as, asked once per forge: `GET /user`, or for a GitHub App `GET /app` (its bot user).
     private func identity(of forge: ForgeConfig, token: ForgeCredential, attempt: Int) throws -> ForgeAuthor? {
         if let known = identities.author(of: forge.name) { return known }
+        if forge.app != nil, let jwt = try appCredential(forge) {
+            let request = ForgeRequest(
+                method: .get, path: "/app", headers: ForgeAPI.headers(forge.kind, hasBody: false))
+            guard case .answered(let response) = send(request, forge: forge, token: jwt, attempt: attempt),
+                let slug = response.json?["slug"]?.stringValue, !slug.isEmpty
+            else { return nil }
+            let author = ForgeAuthor(id: nil, login: slug + "[bot]")
+            identities.remember(author, of: forge.name)
+            return author
+        }
         let request = ForgeRequest(method: .get, path: "/user", headers: ForgeAPI.headers(forge.kind, hasBody: false))
         guard case .answered(let response) = send(request, forge: forge, token: token, attempt: attempt),
             let user = response.json

@@ -135,10 +135,62 @@ public struct ForgeReporter {
         }
     }
 
+    /// A status, or where the forge reports as a GitHub App with `checks: true`, the gate's check run instead.
     private func write(_ report: ForgeGateReport, trigger: ForgeTrigger, forge: ForgeConfig) throws {
+        let sha = try CommitSHA(trigger.headSHA)
+        if Self.reportsWithChecks(forge) {
+            var supersededBy: String?
+            if case .superseded(let newer) = report.state { supersededBy = newer.value }
+            _ = try store.enqueueForgeUpdate(
+                try ForgeCheckRunOutbox.draft(report, sha: sha, forge: forge, supersededBy: supersededBy, at: clock()))
+            return
+        }
         let draft = try ForgeStatusOutbox.draft(
-            report, sha: try CommitSHA(trigger.headSHA), forge: forge, baseURL: forges.baseURL,
-            branch: trigger.headBranch, at: clock())
+            report, sha: sha, forge: forge, baseURL: forges.baseURL, branch: trigger.headBranch, at: clock())
         _ = try store.enqueueForgeUpdate(draft)
+    }
+
+    /// Check runs replace the statuses of the same gates on a GitHub App that asks for them.
+    static func reportsWithChecks(_ forge: ForgeConfig) -> Bool {
+        forge.kind == .github && forge.app != nil && forge.checksReplaceStatuses
+    }
+
+    /// The check run of `payload`'s run and gate as the run store has it now, with its failing tests as
+    /// annotations; `nil` when the run is no longer a forge's.
+    public func checkRun(for payload: ForgeCheckRunOutbox.Payload, forge: ForgeConfig) throws -> GitHubCheckRun? {
+        guard let item = try store.queuedRun(payload.runID), let trigger = item.request.forge else { return nil }
+        let sha = try CommitSHA(trigger.headSHA)
+        let stored = try store.run(payload.runID)
+        let state: ForgeGateReport.State
+        if let newer = payload.supersededBy {
+            state = .superseded(by: try CommitSHA(newer))
+        } else if let record = stored?.record {
+            state = judged(payload.gate, record: record)
+        } else {
+            state = .queued
+        }
+        let report = ForgeGateReport(
+            pipeline: item.request.pipeline, gate: payload.gate, state: state, runID: RunID(payload.runID))
+        // Failures name files on the host, under the run's copy of the pipeline's workspace folder: annotations
+        // need them relative to the repository.
+        var failing = stored.map { Self.failingTests(of: $0.record) } ?? []
+        var root: String?
+        if let record = stored?.record, let folder = record.remoteRunFolder {
+            let workspace = record.request.workspace
+            root = folder + "/workspace"
+            if workspace != "." && !workspace.isEmpty {
+                failing = failing.map { test in
+                    var test = test
+                    if let file = test.file, file.hasPrefix(folder + "/workspace/") {
+                        test.file =
+                            folder + "/workspace/" + workspace + "/" + file.dropFirst((folder + "/workspace/").count)
+                    }
+                    return test
+                }
+            }
+        }
+        return GitHubCheckRun(
+            repository: try forge.apiRepository, report: report, sha: sha, failingTests: failing, checkoutRoot: root,
+            baseURL: forges.baseURL?.absoluteString)
     }
 }
