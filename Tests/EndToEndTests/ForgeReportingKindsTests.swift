@@ -57,87 +57,68 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
     /// The same loop on Gitea (Forgejo speaks the same API): its real payload, its bare-hex signature, its token
     /// header and its status API, checked against Gitea's swagger.
     func testAGiteaPullRequestGoesSuccess() throws {
-        let project = try forgeProject()
-        try """
-        forges:
-          gitea:
-            kind: gitea
-            api-url: \(standIn.apiBase(.gitea).absoluteString)
-            repository: \(repository)
-            token: {file: .pipe/forge-secrets/gitea-token}
-            webhook: {secret: {file: .pipe/forge-secrets/hook}}
-            comment: false
-            pull-requests:
-              - pipelines: [app-intents]
-        """.write(to: project.url.appendingPathComponent("forges.yml"), atomically: true, encoding: .utf8)
-        try "gitea-standin\n".write(
-            to: project.url.appendingPathComponent(".pipe/forge-secrets/gitea-token"), atomically: true,
-            encoding: .utf8)
-        let head = try pullRequestHead(1, in: project)
-        try standIn.setPullRequest(.gitea, repo: repository, number: 1, headSHA: head)
-        let controller = try startController(in: project)
-        defer { stop(controller) }
-        let url = try hookURL(of: controller).deletingLastPathComponent().appendingPathComponent("gitea")
-        let body = try String(
-            contentsOf: RepositoryPaths.root.appendingPathComponent(
-                "Tests/ForgeContract/gitea/webhooks/pull_request_opened.go-scm.json"), encoding: .utf8
-        )
-        .replacingOccurrences(of: "jcitizen/my-repo", with: repository)
-        .replacingOccurrences(of: "2eba238e33607c1fa49253182e9fff42baafa1eb", with: head)
-        let delivered = try standIn.deliver(
-            ForgeStandInDelivery(forge: "gitea", body: body, url: url, secret: secret, event: "pull_request"))
-        XCTAssertEqual(delivered.status, 202, delivered.answer)
-        func giteaStatuses() throws -> [[String: Any]] {
-            try standIn.objects(.gitea, "statuses").filter { ($0["sha"] as? String) == head }
-        }
-        try waitUntil("the Gitea status is success", timeout: 120) {
-            try giteaStatuses().contains { ($0["status"] ?? $0["state"]) as? String == "success" }
-                || !controller.process.isRunning
-        }
-        XCTAssertEqual(try giteaStatuses().last?["context"] as? String, "pipe/app-intents/merge")
-        XCTAssertEqual(try standIn.invalidRequests().map(\.path), [])
+        let status = try passingPullRequest(
+            on: .gitea, token: "gitea-standin", payload: "pull_request_opened.go-scm.json",
+            payloadRepository: "jcitizen/my-repo", payloadHead: "2eba238e33607c1fa49253182e9fff42baafa1eb",
+            event: "pull_request", refPrefix: "refs/pull")
+        XCTAssertEqual(status["context"] as? String, "pipe/app-intents/merge")
     }
 
     /// The same loop on GitLab: a merge request's hook with its shared token, the head fetched by
     /// `refs/merge-requests/N/head`, and GitLab's status API with `name` for the context.
     func testAGitLabMergeRequestGoesSuccess() throws {
+        let status = try passingPullRequest(
+            on: .gitlab, token: "glpat-standin", payload: "pull_request_create.go-scm.json",
+            payloadRepository: "gitlab-org/hello-world", payloadHead: "c4c79227ed610f1151f05bbc5be33b4f340d39c8",
+            event: nil, refPrefix: "refs/merge-requests")
+        XCTAssertEqual(status["name"] as? String, "pipe/app-intents/merge")
+    }
+
+    /// Pull request (merge request) number 1 of `forge`, delivered from its real `payload` moved to the project's
+    /// repository and head, verified to success; the success status as the stand-in holds it.
+    private func passingPullRequest(
+        on forge: ForgeStandIn.Forge, token: String, payload: String, payloadRepository: String,
+        payloadHead: String, event: String?, refPrefix: String
+    ) throws -> [String: Any] {
         let project = try forgeProject()
         try """
         forges:
-          gitlab:
-            kind: gitlab
-            api-url: \(standIn.apiBase(.gitlab).absoluteString)
+          \(forge.rawValue):
+            kind: \(forge.rawValue)
+            api-url: \(standIn.apiBase(forge).absoluteString)
             repository: \(repository)
-            token: {file: .pipe/forge-secrets/gitlab-token}
+            token: {file: .pipe/forge-secrets/\(forge.rawValue)-token}
             webhook: {secret: {file: .pipe/forge-secrets/hook}}
             comment: false
             pull-requests:
               - pipelines: [app-intents]
         """.write(to: project.url.appendingPathComponent("forges.yml"), atomically: true, encoding: .utf8)
-        try "glpat-standin\n".write(
-            to: project.url.appendingPathComponent(".pipe/forge-secrets/gitlab-token"), atomically: true,
+        try (token + "\n").write(
+            to: project.url.appendingPathComponent(".pipe/forge-secrets/\(forge.rawValue)-token"), atomically: true,
             encoding: .utf8)
-        let head = try pullRequestHead(1, in: project, refPrefix: "refs/merge-requests")
-        try standIn.setPullRequest(.gitlab, repo: repository, number: 1, headSHA: head)
+        let head = try pullRequestHead(1, in: project, refPrefix: refPrefix)
+        try standIn.setPullRequest(forge, repo: repository, number: 1, headSHA: head)
         let controller = try startController(in: project)
         defer { stop(controller) }
-        let url = try hookURL(of: controller).deletingLastPathComponent().appendingPathComponent("gitlab")
+        let url = try hookURL(of: controller).deletingLastPathComponent().appendingPathComponent(forge.rawValue)
         let body = try String(
             contentsOf: RepositoryPaths.root.appendingPathComponent(
-                "Tests/ForgeContract/gitlab/webhooks/pull_request_create.go-scm.json"), encoding: .utf8
+                "Tests/ForgeContract/\(forge.rawValue)/webhooks/\(payload)"), encoding: .utf8
         )
-        .replacingOccurrences(of: "gitlab-org/hello-world", with: repository)
-        .replacingOccurrences(of: "c4c79227ed610f1151f05bbc5be33b4f340d39c8", with: head)
-        let delivered = try standIn.deliver(ForgeStandInDelivery(forge: "gitlab", body: body, url: url, secret: secret))
+        .replacingOccurrences(of: payloadRepository, with: repository)
+        .replacingOccurrences(of: payloadHead, with: head)
+        let delivered = try standIn.deliver(
+            ForgeStandInDelivery(forge: forge.rawValue, body: body, url: url, secret: secret, event: event))
         XCTAssertEqual(delivered.status, 202, delivered.answer)
-        func gitlabStatuses() throws -> [[String: Any]] {
-            try standIn.objects(.gitlab, "statuses").filter { ($0["sha"] as? String) == head }
+        func success() throws -> [String: Any]? {
+            try standIn.objects(forge, "statuses").last {
+                ($0["sha"] as? String) == head && ($0["status"] ?? $0["state"]) as? String == "success"
+            }
         }
-        try waitUntil("the GitLab status is success", timeout: 120) {
-            try gitlabStatuses().contains { ($0["status"] ?? $0["state"]) as? String == "success" }
-                || !controller.process.isRunning
+        try waitUntil("the \(forge.rawValue) status is success", timeout: 120) {
+            try success() != nil || !controller.process.isRunning
         }
-        XCTAssertEqual(try gitlabStatuses().last?["name"] as? String, "pipe/app-intents/merge")
         XCTAssertEqual(try standIn.invalidRequests().map(\.path), [])
+        return try XCTUnwrap(try success(), output(of: controller))
     }
 }
