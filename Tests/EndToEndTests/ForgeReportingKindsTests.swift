@@ -74,6 +74,45 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
         XCTAssertEqual(status["name"] as? String, "pipe/app-intents/merge")
     }
 
+    /// A watched branch's run reports too, to the forge whose push rules run its pipeline; the same push delivered
+    /// by that forge's webhook gets the watch's run, not a second one.
+    func testAWatchedBranchReportsAndItsPushWebhookReusesTheRun() throws {
+        let project = try forgeProject()
+        try
+            (try String(contentsOf: project.url.appendingPathComponent("forges.yml"), encoding: .utf8)
+            + "\n    push:\n      - branches: [main]\n        pipelines: [app-intents]\n")
+            .write(to: project.url.appendingPathComponent("forges.yml"), atomically: true, encoding: .utf8)
+        try writeConfig(
+            "http:\n  address: 127.0.0.1\n  port: 0\nwatches:\n  main:\n    pipeline: app-intents\n"
+                + "    branches: [main]\n    interval: 1s\n", in: project)
+        let controller = try startController(in: project)
+        defer { stop(controller) }
+        let url = try hookURL(of: controller)
+        waitUntil("the watch has seen main", timeout: 30) {
+            output(of: controller).contains("runs start with its next commit")
+        }
+        try project.shell(
+            "echo change > NOTES && git add NOTES && git -c user.email=e2e@pipe.test -c user.name=e2e commit -qm change"
+        )
+        let head = try CommandRunner.shell("git rev-parse HEAD", currentDirectory: project.url).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try waitUntil("the watch's run reports success", timeout: 120) {
+            try statuses(for: head).contains { $0["state"] as? String == "success" } || !controller.process.isRunning
+        }
+        let push = try String(
+            contentsOf: RepositoryPaths.root.appendingPathComponent(
+                "Tests/ForgeContract/github/webhooks/push.normal.probot.json"), encoding: .utf8
+        )
+        .replacingOccurrences(of: "bkeepers-inc/test", with: repository)
+        .replacingOccurrences(of: "refs/heads/bkeepers-patch-3", with: "refs/heads/main")
+        .replacingOccurrences(of: "738a951dba49dfec487000ef85ae80291d7ab32a", with: head)
+        let delivered = try standIn.deliver(
+            ForgeStandInDelivery(forge: "github", body: push, url: url, secret: secret, event: "push"))
+        XCTAssertTrue(delivered.answer.contains("already verifies this commit"), delivered.answer)
+        XCTAssertEqual(try runs(project).count, 1, "one run for the commit both saw")
+        XCTAssertEqual(try standIn.invalidRequests().map(\.path), [])
+    }
+
     /// Pull request (merge request) number 1 of `forge`, delivered from its real `payload` moved to the project's
     /// repository and head, verified to success; the success status as the stand-in holds it.
     private func passingPullRequest(

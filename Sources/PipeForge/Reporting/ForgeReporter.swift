@@ -4,8 +4,8 @@ import PipeCore
 
 /// Writes the commit statuses of runs a forge's event queued to the outbox as they go: `pending` once queued,
 /// running once started, each gate's verdict once ended, and the release gate again when someone signs. Only runs
-/// the controller queued from a forge's event, with the pipeline's default parameters and all its layers, report
-/// on the required contexts: nothing else can set them.
+/// the controller queued from a forge's event, a watch or a schedule, with the pipeline's default parameters and
+/// all its layers, report on the required contexts: nothing else can set them.
 public struct ForgeReporter {
     public typealias Store = RunQueue & RunStore & ForgeStore
 
@@ -28,10 +28,38 @@ public struct ForgeReporter {
     /// statuses were written. A queued run is `pending`, a running one `running`, an ended one its verdicts.
     @discardableResult
     public func report(_ runID: String) throws -> Int {
-        guard let item = try store.queuedRun(runID), let trigger = item.request.forge,
-            Self.reportsRequiredContexts(item.request), let forge = forges.forge(named: trigger.forge)
-        else { return 0 }
+        guard let item = try store.queuedRun(runID), Self.reportsRequiredContexts(item.request) else { return 0 }
         let stored = try store.run(runID)
+        var written = 0
+        for (trigger, forge) in targets(of: item, record: stored?.record) {
+            written += try report(item, stored: stored, trigger: trigger, forge: forge)
+        }
+        return written
+    }
+
+    /// Where a run reports: the forge whose event queued it, or for a watch's or a schedule's run, once its commit
+    /// is known, every forge whose `push` rules run its pipeline (a branch that forge also sends pushes for).
+    private func targets(of item: QueuedRun, record: RunRecord?) -> [(ForgeTrigger, ForgeConfig)] {
+        if let trigger = item.request.forge {
+            return forges.forge(named: trigger.forge).map { [(trigger, $0)] } ?? []
+        }
+        guard let record, let commit = record.commit else { return [] }
+        let ref = record.resolvedRef ?? ""
+        let branch = ref.hasPrefix("refs/heads/") ? String(ref.dropFirst("refs/heads/".count)) : ref
+        return forges.forges.filter { forge in forge.push.contains { $0.pipelines.contains(item.request.pipeline) } }
+            .map { forge in
+                (
+                    ForgeTrigger(
+                        forge: forge.name, repository: forge.repository, event: .push, number: nil, headSHA: commit,
+                        headBranch: branch, fetchRef: ref), forge
+                )
+            }
+    }
+
+    private func report(_ item: QueuedRun, stored: StoredRun?, trigger: ForgeTrigger, forge: ForgeConfig) throws
+        -> Int
+    {
+        let runID = item.runID
         let gates = Self.gates(of: stored?.record)
         var written = 0
         var reports: [ForgeGateReport] = []
@@ -80,7 +108,7 @@ public struct ForgeReporter {
     /// A request with parameters or a subset of layers could post `success` on a context branch protection
     /// requires: only a forge's own requests, with the defaults, report there.
     static func reportsRequiredContexts(_ request: QueueRequest) -> Bool {
-        request.source == .forge && request.parameters.isEmpty
+        [.forge, .watch, .schedule].contains(request.source) && request.parameters.isEmpty
     }
 
     /// The merge gate always; the release gate when the run has a layer of it (or is not recorded yet).
@@ -158,9 +186,10 @@ public struct ForgeReporter {
     /// The check run of `payload`'s run and gate as the run store has it now, with its failing tests as
     /// annotations; `nil` when the run is no longer a forge's.
     public func checkRun(for payload: ForgeCheckRunOutbox.Payload, forge: ForgeConfig) throws -> GitHubCheckRun? {
-        guard let item = try store.queuedRun(payload.runID), let trigger = item.request.forge else { return nil }
-        let sha = try CommitSHA(trigger.headSHA)
+        guard let item = try store.queuedRun(payload.runID) else { return nil }
         let stored = try store.run(payload.runID)
+        guard let head = item.request.forge?.headSHA ?? stored?.record.commit else { return nil }
+        let sha = try CommitSHA(head)
         let state: ForgeGateReport.State
         if let newer = payload.supersededBy {
             state = .superseded(by: try CommitSHA(newer))
