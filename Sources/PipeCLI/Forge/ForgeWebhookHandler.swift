@@ -55,7 +55,11 @@ final class ForgeWebhookHandler: HTTPHandler, @unchecked Sendable {
             let result = try lock.withLock { () throws -> ForgeIntakeResult in
                 let result = try intake.accept(delivery)
                 for action in result.actions {
-                    if case .superseded(let runID, let sha) = action { try reporter.superseded(runID, bySHA: sha) }
+                    switch action {
+                    case .superseded(let runID, let sha): try reporter.superseded(runID, bySHA: sha)
+                    case .stopped(let runID, _): try reporter.report(runID)
+                    default: break
+                    }
                 }
                 for runID in result.reportedRuns { try reporter.report(runID) }
                 return result

@@ -91,7 +91,7 @@ public final class ForgeIntake {
             fork: pullRequest.isFromFork ? pullRequest.headRepository : nil, deliveryID: delivery.deliveryID)
         let what = "pull request #\(pullRequest.number)"
         if pullRequest.action == .closed {
-            let dropped = try supersede(trigger, pipelines: nil, reason: "\(what) was closed")
+            let dropped = try supersede(trigger, pipelines: nil, reason: "\(what) was closed", closing: true)
             return ForgeIntakeResult(
                 summary: "\(what) closed: \(dropped.count) waiting or running run(s) stopped", actions: dropped)
         }
@@ -276,30 +276,31 @@ public final class ForgeIntake {
     }
 
     /// Drops the queued runs and cancels the running ones of the same pull request (or branch) and pipelines at
-    /// another commit.
-    private func supersede(_ trigger: ForgeTrigger, pipelines: Set<String>?, reason: String) throws
-        -> [ForgeIntakeResult.Action]
-    {
+    /// another commit; when `closing`, at every commit.
+    private func supersede(
+        _ trigger: ForgeTrigger, pipelines: Set<String>?, reason: String, closing: Bool = false
+    ) throws -> [ForgeIntakeResult.Action] {
         var actions: [ForgeIntakeResult.Action] = []
         let now = clock()
         for item in try store.queueItems(states: [.queued, .claimed], limit: 10_000) {
             guard let other = item.request.forge, other.forge == trigger.forge,
                 other.repository == trigger.repository, Self.samePlace(other, trigger),
-                other.headSHA.lowercased() != trigger.headSHA.lowercased(),
+                closing || other.headSHA.lowercased() != trigger.headSHA.lowercased(),
                 pipelines?.contains(item.request.pipeline) ?? true
             else { continue }
+            let action: ForgeIntakeResult.Action =
+                closing
+                ? .stopped(runID: item.runID, reason: reason) : .superseded(runID: item.runID, bySHA: trigger.headSHA)
             switch item.state {
             case .queued:
-                if try store.cancelQueued(runID: item.runID, reason: reason, at: now) {
-                    actions.append(.superseded(runID: item.runID, bySHA: trigger.headSHA))
-                }
+                if try store.cancelQueued(runID: item.runID, reason: reason, at: now) { actions.append(action) }
             default:
                 // A run whose record is not written yet is starting; it is left to finish on its own commit.
                 guard try store.run(item.runID) != nil else { continue }
                 if case .requested = try store.requestCancellation(
                     runID: item.runID, reason: reason, requestedBy: "forge \(config.name)", at: now)
                 {
-                    actions.append(.superseded(runID: item.runID, bySHA: trigger.headSHA))
+                    actions.append(action)
                 }
             }
         }
@@ -374,6 +375,7 @@ public final class ForgeIntake {
             case .queued(let pipeline, let runID): "queued \(pipeline) as run \(runID)"
             case .reused(let pipeline, let runID): "\(pipeline): run \(runID) already verifies this commit"
             case .superseded(let runID, let sha): "run \(runID) superseded by \(short(sha))"
+            case .stopped(let runID, let reason): "run \(runID) stopped: \(reason)"
             case .skipped(let pipeline, let reason): "\(pipeline ?? "nothing") skipped: \(reason)"
             }
         }

@@ -8,6 +8,8 @@ public struct ForgeIntakeResult: Sendable, Equatable {
         case reused(pipeline: String, runID: String)
         /// A queued run was dropped, or a running one cancelled, because a newer head arrived.
         case superseded(runID: String, bySHA: String)
+        /// A queued run was dropped, or a running one cancelled, because its pull request was closed.
+        case stopped(runID: String, reason: String)
         /// Nothing was run for this pipeline (or for the event, with no pipeline), and why.
         case skipped(pipeline: String?, reason: String)
     }

@@ -67,7 +67,9 @@ public struct ForgeReporter {
             let state: ForgeGateReport.State
             if let record = stored?.record {
                 state = judged(gate, record: record)
-            } else if item.state == .cancelled || item.state == .failed {
+            } else if item.state == .cancelled {
+                state = .cancelled
+            } else if item.state == .failed {
                 state = .couldNotJudge(.refused, reason: item.problem ?? "the run never started")
             } else {
                 state = .queued
