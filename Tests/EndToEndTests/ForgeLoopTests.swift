@@ -8,6 +8,11 @@ import XCTest
 final class ForgeLoopTests: ForgeLoopTestCase {
     func testAPullRequestGoesPendingThenSuccessAndAReplayOrForgeryRunsNothing() throws {
         let project = try forgeProject()
+        let check = try project.pipe(["controller", "--check", "--config", "controller.yml"])
+        XCTAssertEqual(check.exitCode, 0, check.combined)
+        XCTAssertTrue(
+            check.stdout.contains("forge github: github \(repository), webhook at /hooks/github, runs app-intents"),
+            check.stdout)
         let head = try pullRequestHead(7, in: project)
         try standIn.setPullRequest(.github, repo: repository, number: 7, headSHA: head)
         let controller = try startController(in: project)

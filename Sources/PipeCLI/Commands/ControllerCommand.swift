@@ -2,6 +2,7 @@ import Foundation
 import PipeBasics
 import PipeChatOps
 import PipeCore
+import PipeForge
 import PipeHTTP
 import PipeServer
 import PipeSpec
@@ -63,7 +64,9 @@ enum ControllerCommand {
                     + "\(error.problems.count == 1 ? "" : "s"); the controller did not start\n")
             return PipeExitCode.usage.rawValue
         }
-        if context.arguments.flag("check") { return check(config, sections: sections, context: context) }
+        if context.arguments.flag("check") {
+            return check(config, sections: sections, project: project, context: context)
+        }
 
         let hostsFile =
             context.hostsFile(of: project)
@@ -186,9 +189,9 @@ enum ControllerCommand {
         }
     }
 
-    private static func check(_ config: ControllerConfig, sections: ControllerHTTPSections, context: CommandContext)
-        -> Int32
-    {
+    private static func check(
+        _ config: ControllerConfig, sections: ControllerHTTPSections, project: ProjectFolder, context: CommandContext
+    ) -> Int32 {
         var lines = ["\(config.file) is valid:"]
         let now = Date()
         for schedule in config.schedules {
@@ -218,6 +221,20 @@ enum ControllerCommand {
                 "  http: listens on \(ControllerHTTPServices.describe(http.listener, port: port)) "
                     + "(\(sections.http == nil ? "as chatops: says" : "as http: says")): chat-ops at \(chatops.path)"
                     + (http.baseURL.map { "; public URL \($0)" } ?? ""))
+        }
+        do {
+            let forges = try ForgesConfigLoader(pipelines: project.availablePipelines())
+                .load(projectDirectory: project.url)
+            for forge in forges?.forges ?? [] {
+                let runs = (forge.push.flatMap(\.pipelines) + forge.pullRequests.flatMap(\.pipelines))
+                lines.append(
+                    "  forge \(forge.name): \(forge.kind.rawValue) \(forge.repository), webhook at \(forge.webhook.path), "
+                        + "runs \(Array(Set(runs)).sorted().joined(separator: ", "))")
+            }
+        } catch {
+            context.console.err(error.description + "\n")
+            context.console.err("error: forges.yml has problems; the controller would not start\n")
+            return PipeExitCode.usage.rawValue
         }
         context.console.out(lines.joined(separator: "\n") + "\n")
         return 0
