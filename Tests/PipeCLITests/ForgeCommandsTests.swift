@@ -1,4 +1,5 @@
 import Foundation
+import PipeCore
 import PipeForge
 import PipeTestSupport
 import XCTest
@@ -132,5 +133,30 @@ final class ForgeCommandsTests: XCTestCase {
                 forge: forge(.github, repository: "acme/reader", comment: false), asApp: false, report: report,
                 secretProblem: nil
             ).usable)
+    }
+
+    func testWhatAForgeAnsweredIsShownEscapedOnItsOwnLine() {
+        let hostile = "\u{1b}]0;pwned\u{7}<h1>502</h1>\nsent     github: status forged"
+        let update = ForgeUpdate(
+            sequence: 3,
+            draft: ForgeUpdate.Draft(
+                forge: "github", target: "status github acme/reader 3f2a pipe/app-intents/merge", kind: "status",
+                payload: "{}", runID: "20261202-180814-2055", createdAt: Date(timeIntervalSince1970: 0)),
+            state: .pending, attempts: 1, nextAttemptAt: Date(timeIntervalSince1970: 60),
+            lastError: "GitHub answered 502: " + hostile)
+        let line = ForgeSendCommand.waitingLine(update)
+        XCTAssertEqual(
+            line,
+            "waiting  github: status github acme/reader 3f2a pipe/app-intents/merge (run 20261202-180814-2055) until "
+                + "1970-01-01T00:01:00.000Z: GitHub answered 502: \\u{1b}]0;pwned\\u{7}<h1>502</h1>\\u{a}sent     "
+                + "github: status forged")
+
+        var report = ForgeTokenReport(forge: .gitea)
+        report.problem = "the token was refused: Gitea answered 401: " + hostile
+        let text = ForgeCheckCommand.text(
+            ForgeCheckCommand.Result(
+                forge: forge(.gitea, repository: "acme/reader"), asApp: false, report: report, secretProblem: nil))
+        XCTAssertFalse(text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, text)
+        XCTAssertEqual(text.split(separator: "\n").count, 7, "one line per finding: \(text)")
     }
 }

@@ -62,7 +62,7 @@ enum ForgeCheckCommand {
         } else {
             for (index, result) in results.enumerated() {
                 if index > 0 { session.console.out("\n") }
-                session.console.out(Console.escapedForTerminal(text(result)))
+                session.console.out(text(result))
             }
         }
         let unusable = results.filter { !$0.usable }.map(\.forge.name)
@@ -134,7 +134,8 @@ enum ForgeCheckCommand {
         lines.append("  webhook secret: \(result.secretProblem == nil ? "readable" : "cannot be read")")
         let problems = result.problems
         lines.append(problems.isEmpty ? "  usable" : "  cannot be used: " + problems.joined(separator: "; "))
-        return lines.joined(separator: "\n") + "\n"
+        // What a forge answered ends up in findings and problems: each line is shown escaped.
+        return lines.map { DisplayEscaping.escaped($0) }.joined(separator: "\n") + "\n"
     }
 
     private static func json(_ finding: ForgeTokenReport.Finding) -> [String: Any] {

@@ -83,18 +83,22 @@ enum ForgeSendCommand {
             console.out("nothing to send: the outbox is empty\n")
             return
         }
-        for update in sent { console.out("sent     \(describe(update))\n") }
-        for update in waiting {
-            var line = "waiting  \(describe(update)) until \(UTCTimestamp.iso8601(update.nextAttemptAt))"
-            if update.state == .sending, let owner = update.claimedBy { line += ", being sent by \(owner)" }
-            if let error = update.lastError { line += ": \(error)" }
-            console.out(Console.escapedForTerminal(line) + "\n")
-        }
+        // One line per update: what a forge answered is shown escaped, its line breaks too.
+        for update in sent { console.out(DisplayEscaping.escaped("sent     \(describe(update))") + "\n") }
+        for update in waiting { console.out(waitingLine(update) + "\n") }
         for item in failed {
             console.out(
-                Console.escapedForTerminal("failed   \(describe(item.update)): \(reason(item.outcome) ?? "")") + "\n")
+                DisplayEscaping.escaped("failed   \(describe(item.update)): \(reason(item.outcome) ?? "")") + "\n")
         }
         console.err("\(sent.count) sent, \(waiting.count) waiting, \(failed.count) failed\n")
+    }
+
+    /// An update still in the outbox: until when, and why (the forge's last answer), escaped.
+    static func waitingLine(_ update: ForgeUpdate) -> String {
+        var line = "waiting  \(describe(update)) until \(UTCTimestamp.iso8601(update.nextAttemptAt))"
+        if update.state == .sending, let owner = update.claimedBy { line += ", being sent by \(owner)" }
+        if let error = update.lastError { line += ": \(error)" }
+        return DisplayEscaping.escaped(line)
     }
 
     private static func describe(_ update: ForgeUpdate) -> String {
