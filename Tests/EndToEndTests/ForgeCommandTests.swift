@@ -200,6 +200,28 @@ final class ForgeCommandTests: XCTestCase {
         XCTAssertTrue(noSecret.stderr.contains("cannot be used: github"), noSecret.stderr)
     }
 
+    func testCheckAsAGitHubAppSignsItsJWTAndReadsTheInstallationsPermissions() throws {
+        let key = try ForgeStandInAppKey(in: project.url.appendingPathComponent(".pipe"))
+        standIn.stop()
+        standIn = try ForgeStandIn.start(ForgeStandIn.Options(githubAppID: 4242, githubAppPublicKey: key.publicKey))
+        try writeForges()
+        let forges = try String(contentsOf: project.appending("forges.yml"), encoding: .utf8)
+        try
+            (forges
+            + "\n    app: {id: 4242, private-key: {file: .pipe/app-private-key.pem}, installation-id: 1}\n"
+            + "    checks: true\n").write(to: project.appending("forges.yml"), atomically: true, encoding: .utf8)
+
+        let result = try pipe(["forge", "check"])
+        XCTAssertEqual(result.exitCode, 0, result.combined)
+        XCTAssertTrue(result.stdout.contains("GitHub App 4242 works as "), result.stdout)
+        XCTAssertTrue(result.stdout.contains("[bot]"), "comments are by the app's bot: \(result.stdout)")
+        XCTAssertTrue(result.stdout.contains("statuses: yes"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("checks:   yes"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("comments: yes"), result.stdout)
+        XCTAssertFalse(result.combined.contains("PRIVATE KEY"), result.combined)
+        XCTAssertEqual(try standIn.invalidRequests().map(\.path), [], "the app's requests match GitHub's contract")
+    }
+
     func testWithoutForgesYmlEveryForgeCommandSaysWhatToWrite() throws {
         let result = try pipe(["forge", "send"])
         XCTAssertEqual(result.exitCode, 2, result.combined)
