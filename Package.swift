@@ -121,7 +121,8 @@ let package = Package(
             name: "PipeReportTests", dependencies: ["PipeReport", "PipeApple", "PipeCLI", "PipeTestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(
-            name: "PipeCLITests", dependencies: ["PipeCLI", "PipeHTTP", "PipeServer", "PipeSpec", "PipeTestSupport"],
+            name: "PipeCLITests",
+            dependencies: ["PipeCLI", "PipeForge", "PipeHTTP", "PipeServer", "PipeSpec", "PipeTestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),

@@ -10,7 +10,7 @@ COMMENT_BODY_LIMIT = 65536
 STATUSES_PER_CONTEXT = 1000
 ANNOTATION_TEXT_LIMIT = 64 * 1024
 ANNOTATION_TITLE_LIMIT = 255
-JWT_OPERATIONS = {"apps/create-installation-access-token", "apps/get-authenticated"}
+JWT_OPERATIONS = {"apps/create-installation-access-token", "apps/get-authenticated", "apps/get-repo-installation"}
 APP_ONLY_OPERATIONS = {"checks/create", "checks/update"}
 
 
@@ -350,7 +350,8 @@ def get_repo(state, kept, repo, values, query, body, identity):
 
 
 def get_repo_installation(state, kept, repo, values, query, body, identity):
-    return 200, {"id": sorted(state.config["github_installations"])[0], "app_id": state.config.get("github_app_id")}, {}
+    return 200, {"id": sorted(state.config["github_installations"])[0], "app_id": state.config.get("github_app_id"),
+                 "permissions": {"checks": "write", "statuses": "write", "pull_requests": "write", "metadata": "read"}}, {}
 
 
 def rate_limit(state, kept, repo, values, query, body, identity):

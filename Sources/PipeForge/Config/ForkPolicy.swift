@@ -11,6 +11,12 @@ public enum ForkPolicy: Sendable, Equatable {
     /// The words of `forks.policy`.
     public static let names = ["never", "without-secrets", "approved"]
 
+    /// Whether `pipe forge approve` may approve a fork's head.
+    public var approvesByCommand: Bool {
+        if case .approved(let rules) = self { return rules.command }
+        return false
+    }
+
     public var name: String {
         switch self {
         case .never: "never"

@@ -146,6 +146,32 @@ public final class ForgeIntake {
             pullRequest, trigger: &trigger, by: "\(config.kind.rawValue):\(sender)", via: "label \(label)")
     }
 
+    /// A maintainer's approval given on the coordinator (`pipe forge approve`) of a fork's pull request at
+    /// `headSHA`: recorded, and its pipelines queued there as a label's approval does. Refused unless the fork
+    /// policy is `approved` with `command: true`.
+    public func approve(
+        number: Int, headSHA: String, headRef: String, baseBranch: String, headRepository: String, by approver: String,
+        via: String
+    ) throws -> ForgeIntakeResult {
+        guard config.forks.approvesByCommand else {
+            throw ForgeApprovalRefused(
+                "forge \(config.name) does not take approvals from `pipe forge approve`: its forks.policy is "
+                    + "\(config.forks.name)"
+                    + (config.forks.name == "approved" ? " without `command: true`" : "")
+                    + "; set `forks: {policy: approved, command: true}` in forges.yml to allow it")
+        }
+        let fromFork = headRepository.lowercased() != config.repository.lowercased()
+        let pullRequest = PullRequestEvent(
+            action: .labeled, number: number, headSHA: headSHA, headRef: headRef, headRepository: headRepository,
+            baseRef: baseBranch, baseRepository: config.repository, isFromFork: fromFork, title: "", author: nil,
+            sender: nil)
+        var trigger = ForgeTrigger(
+            forge: config.name, repository: config.repository, event: .approval, number: number, headSHA: headSHA,
+            headBranch: headRef, fetchRef: pullRequest.headFetchRef(config.kind), baseBranch: baseBranch,
+            fork: fromFork ? headRepository : nil, deliveryID: nil)
+        return try approve(pullRequest, trigger: &trigger, by: approver, via: via)
+    }
+
     /// Records a maintainer's approval of the pull request's current head and queues its pipelines there.
     private func approve(
         _ pullRequest: PullRequestEvent, trigger: inout ForgeTrigger, by approver: String, via: String
@@ -381,6 +407,12 @@ public final class ForgeIntake {
         }
         return parts.isEmpty ? "nothing to run" : parts.joined(separator: "; ")
     }
+}
+
+/// An approval the fork policy does not allow from where it was given.
+public struct ForgeApprovalRefused: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// The intake could not do what the store should have allowed.

@@ -148,7 +148,8 @@ public struct ForgeFailure: Error, Sendable, Equatable, CustomStringConvertible 
         self.attempts = attempts
     }
 
-    init(forge: ForgeKind, response: ForgeResponse) {
+    /// The failure an answer that is not a success says, its message bounded.
+    public init(forge: ForgeKind, response: ForgeResponse) {
         self.init(forge: forge, status: response.status, message: ForgeFailure.message(of: response))
     }
 
