@@ -71,10 +71,9 @@ enum ForgeApproveCommand {
                     + "\(pullRequest.headSHA) and approve that")
         }
         let store = try session.store
-        let secrets = session.secrets
-        let transport = session.transport
+        let (credentials, transport) = (session.credentials, session.transport)
         let intake = ForgeIntake(config: forge, store: store) { trigger in
-            ControllerForges.currentHead(of: trigger, forge: forge, secrets: secrets, transport: transport)
+            ControllerForges.currentHead(of: trigger, forge: forge, credentials: credentials, transport: transport)
         }
         let user = session.context.environment["USER"] ?? session.context.environment["LOGNAME"] ?? "unknown"
         let result = try intake.approve(

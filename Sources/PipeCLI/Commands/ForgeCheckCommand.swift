@@ -106,7 +106,7 @@ enum ForgeCheckCommand {
         -> ForgeCredential
     {
         guard asApp, let app = forge.app else {
-            return try ControllerForges.credential(of: forge, secrets: session.secrets)
+            return try session.credentials.credential(of: forge)
         }
         let pem = try session.secrets.read(
             app.privateKey, setting: "forges.\(forge.name).app.private-key", multiline: true)

@@ -50,6 +50,8 @@ final class ForgeSession {
     let forges: ForgesConfig
     let secrets: ForgeSecrets
     let transport: ForgeOutboxDelivery.Transport
+    /// Each forge's credential: its token, or a GitHub App's installation token.
+    let credentials: ForgeCredentials
     private var opened: SQLiteRunStore?
 
     init(_ context: CommandContext, transport: @escaping ForgeOutboxDelivery.Transport = ForgeHTTPTransport.make())
@@ -65,6 +67,7 @@ final class ForgeSession {
         self.forges = forges
         secrets = ForgeSecrets(environment: context.environment, projectDirectory: project.url)
         self.transport = transport
+        credentials = ForgeCredentials(secrets: secrets, transport: transport)
     }
 
     var arguments: ParsedArguments { context.arguments }
@@ -107,7 +110,7 @@ final class ForgeSession {
 
     /// Sends `request` to `forge` with its API token.
     func send(_ request: ForgeRequest, to forge: ForgeConfig) throws -> Result<ForgeResponse, ForgeTransportFailure> {
-        let credential = try ControllerForges.credential(of: forge, secrets: secrets)
+        let credential = try credentials.credential(of: forge)
         return transport(request.authorized(by: credential), forge.apiURL)
     }
 

@@ -45,10 +45,8 @@ enum ForgeSendCommand {
 
     static func execute(_ session: ForgeSession) throws -> Int32 {
         let store = try session.store
-        let secrets = session.secrets
-        let delivery = ForgeOutboxDelivery(
-            forges: session.forges, credential: { try ControllerForges.credential(of: $0, secrets: secrets) },
-            transport: session.transport)
+        let delivery = ControllerForges.outboxDelivery(
+            forges: session.forges, store: store, credentials: session.credentials, transport: session.transport)
         let journal = Journal()
         let owner = RunOwner.current()
         let sender = ForgeOutboxSender(store: store, owner: "\(owner.hostname):\(owner.pid):forge-send") { update in

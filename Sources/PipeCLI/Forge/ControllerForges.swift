@@ -35,12 +35,23 @@ final class ControllerForges {
         self.transport = transport
         let credentials = ForgeCredentials(secrets: secrets, transport: transport)
         self.credentials = credentials
-        let delivery = ForgeOutboxDelivery(
+        let delivery = Self.outboxDelivery(
+            forges: forges, store: store, credentials: credentials, transport: transport)
+        let owner = RunOwner.current()
+        sender = ForgeOutboxSender(store: store, owner: "\(owner.hostname):\(owner.pid)") { delivery.deliver($0) }
+    }
+
+    /// What sends the outbox's updates, for the controller and `pipe forge send` alike: statuses, comments, and
+    /// check runs built from the run store when they go out.
+    static func outboxDelivery(
+        forges: ForgesConfig, store: SQLiteRunStore, credentials: ForgeCredentials,
+        transport: @escaping ForgeOutboxDelivery.Transport
+    ) -> ForgeOutboxDelivery {
+        let reporter = ForgeReporter(forges: forges, store: store)
+        return ForgeOutboxDelivery(
             forges: forges, objects: store, credential: { try credentials.credential(of: $0) },
             appCredential: { try credentials.appCredential(of: $0) },
             checkRun: { payload, forge in try reporter.checkRun(for: payload, forge: forge) }, transport: transport)
-        let owner = RunOwner.current()
-        sender = ForgeOutboxSender(store: store, owner: "\(owner.hostname):\(owner.pid)") { delivery.deliver($0) }
     }
 
     /// Mounts one webhook endpoint per forge on `services`.
