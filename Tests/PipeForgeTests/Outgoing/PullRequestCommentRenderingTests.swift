@@ -36,9 +36,9 @@ final class PullRequestCommentRenderingTests: XCTestCase {
     }
 
     func testHostileTextRendersOnlyAsCode() throws {
-        try XCTSkipUnless(
-            FileManager.default.isExecutableFile(atPath: PullRequestCommentRenderingTests.renderer.path),
-            "cmark-gfm is not installed (scripts/install-deps installs it)")
+        guard FileManager.default.isExecutableFile(atPath: PullRequestCommentRenderingTests.renderer.path) else {
+            return XCTFail("cmark-gfm is not installed: run scripts/install-deps")
+        }
         let attacks =
             InjectionCorpus.strings.filter { $0.count < 1000 } + [
                 "`", "a ``` b", "```\n# Heading\n```", "<!-- pipe:comment pipeline=app-intents -->", "x --> <!-- y",
