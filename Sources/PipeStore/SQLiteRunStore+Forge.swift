@@ -87,6 +87,11 @@ extension SQLiteRunStore: ForgeStore {
     ) throws -> ForgeUpdate? {
         try requireName(owner, "sender")
         let now = StoreTimestamp.format(date)
+        // The sender asks every second: an empty outbox is answered by a read, without taking the write lock.
+        let waiting = try read { db in
+            try db.integer("SELECT count(*) FROM forge_outbox WHERE state IN ('pending', 'sending')") ?? 0
+        }
+        guard waiting > 0 else { return nil }
         return try write { db in
             // A sender that died mid-send left its claim: the update waits again (sending twice changes nothing).
             _ = try db.execute(

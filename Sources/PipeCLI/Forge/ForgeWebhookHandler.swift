@@ -88,11 +88,11 @@ final class ForgeWebhookHandler: HTTPHandler, @unchecked Sendable {
     private func audit(_ fields: [String: Any], head: HTTPRequestHead?) {
         var entry = fields.mapValues { value -> Any in
             guard let text = value as? String else { return value }
-            return text.count <= 500 ? text : String(text.prefix(499)) + "…"
+            return ForgeTextCut.cut(text, toScalars: 500)
         }
         entry["forge"] = forge.name
         if let head {
-            entry["path"] = String(head.path.prefix(200))
+            entry["path"] = ForgeTextCut.cut(head.path, toScalars: 200)
             entry["remote"] = head.remoteAddress
         }
         guard let data = try? JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys]) else { return }

@@ -128,7 +128,9 @@ public final class ForgeIntake {
         }
         return try queue(
             pipelines, trigger: trigger, requestedBy: requester(pullRequest.sender),
-            reason: "\(what) \"\(Self.cut(pullRequest.title, 80))\" at \(Self.short(pullRequest.headSHA))")
+            reason:
+                "\(what) \"\(ForgeTextCut.cut(pullRequest.title, toScalars: 80))\" at \(Self.short(pullRequest.headSHA))"
+        )
     }
 
     /// A label that approves a fork's head, added by someone the config names, records the approval and runs it.
@@ -390,10 +392,6 @@ public final class ForgeIntake {
     }
 
     static func short(_ sha: String) -> String { String(sha.prefix(12)) }
-
-    static func cut(_ text: String, _ limit: Int) -> String {
-        text.count <= limit ? text : String(text.prefix(limit - 1)) + "…"
-    }
 
     private static func summary(of actions: [ForgeIntakeResult.Action]) -> String {
         let parts = actions.map { action -> String in
