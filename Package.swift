@@ -28,6 +28,7 @@ let package = Package(
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
         systemLibrary("CZstd", pkgConfig: "libzstd", apt: "libzstd-dev"),
         systemLibrary("CArchive", pkgConfig: "libarchive", apt: "libarchive-dev"),
+        systemLibrary("CPQ", pkgConfig: "libpq", apt: "libpq-dev"),
 
         // libssh2's AES-CTR with its keystream made in 4 KiB batches (an OpenSSL engine; see its header for why).
         .target(
@@ -46,6 +47,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(name: "PipeGit", dependencies: ["PipeCore", "CGit2"], swiftSettings: strictSettings),
         .target(name: "PipeStore", dependencies: ["PipeCore", "CSQLite"], swiftSettings: strictSettings),
+        // The run store on PostgreSQL (libpq), for several coordinators; PipeStore stays SQLite's alone.
+        .target(
+            name: "PipeStorePostgres", dependencies: ["PipeCore", "PipeStore", "CPQ"], swiftSettings: strictSettings),
         .target(
             name: "XcodebuildTestPlugin",
             dependencies: ["PipeCore", "PipeApple"],
@@ -116,7 +120,9 @@ let package = Package(
             name: "PipeSSHTests", dependencies: ["PipeSSH", "CBatchedAESCTR", "PipeTestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "PipeGitTests", dependencies: ["PipeGit", "PipeTestSupport"]),
-        .testTarget(name: "PipeStoreTests", dependencies: ["PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "PipeStoreTests", dependencies: ["PipeStore", "PipeStorePostgres", "PipeTestSupport"],
+            exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeReportTests", dependencies: ["PipeReport", "PipeApple", "PipeCLI", "PipeTestSupport"],
             exclude: ["Fixtures"]),

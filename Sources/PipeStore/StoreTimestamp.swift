@@ -3,9 +3,9 @@ import PipeBasics
 
 /// The one timestamp text the store writes: `yyyy-MM-ddTHH:mm:ss.SSSZ` in UTC, which sorts as it reads, so
 /// range queries compare text.
-enum StoreTimestamp {
+public enum StoreTimestamp {
     /// `date` to the nearest millisecond.
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
         let seconds = millis >= 0 ? millis / 1000 : (millis - 999) / 1000
         let fraction = millis - seconds * 1000
@@ -18,7 +18,7 @@ enum StoreTimestamp {
     }
 
     /// Parses `yyyy-MM-ddTHH:mm:ss[.fraction]Z` (what `UTCTimestamp.iso8601` writes, and its second-precision form).
-    static func parse(_ text: String) -> Date? {
+    public static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
         func number(_ from: Int, _ length: Int) -> Int? {
@@ -57,7 +57,7 @@ enum StoreTimestamp {
     }
 
     /// A caller's timestamp text in the store's form; refuses text that is not a UTC ISO 8601 time.
-    static func normalize(_ text: String, field: String) throws -> String {
+    public static func normalize(_ text: String, field: String) throws -> String {
         guard let date = parse(text) else {
             throw StoreError.invalidInput(
                 "\(field) '\(text)' is not a UTC time like \(UTCTimestamp.iso8601(Date(timeIntervalSince1970: 0)))")
