@@ -68,6 +68,13 @@ final class ControllerForges {
         }
     }
 
+    /// The chat's `approve`, with this controller's credentials, and its sender woken for the statuses it queues.
+    func chatApprover() -> ChatForgeApprover {
+        ChatForgeApprover(
+            forges: forges, store: store, credentials: credentials, transport: transport,
+            wakeSender: { [sender] in sender.wake() })
+    }
+
     /// Reports a run's gates once it has ended (a forge's runs only).
     func runEnded(_ runID: String, log: (String) -> Void) {
         do {

@@ -148,19 +148,15 @@ public final class ForgeIntake {
             pullRequest, trigger: &trigger, by: "\(config.kind.rawValue):\(sender)", via: "label \(label)")
     }
 
-    /// A maintainer's approval given on the coordinator (`pipe forge approve`) of a fork's pull request at
-    /// `headSHA`: recorded, and its pipelines queued there as a label's approval does. Refused unless the fork
-    /// policy is `approved` with `command: true`.
+    /// A maintainer's approval, given on the coordinator (`pipe forge approve`) or in the chat, of a fork's pull
+    /// request at `headSHA`: recorded, and its pipelines queued there as a label's approval does. Refused unless
+    /// the fork policy takes approvals from `source`.
     public func approve(
-        number: Int, headSHA: String, headRef: String, baseBranch: String, headRepository: String, by approver: String,
-        via: String
+        number: Int, headSHA: String, headRef: String, baseBranch: String, headRepository: String,
+        from source: ForkApprovalSource, by approver: String, via: String
     ) throws -> ForgeIntakeResult {
-        guard config.forks.approvesByCommand else {
-            throw ForgeApprovalRefused(
-                "forge \(config.name) does not take approvals from `pipe forge approve`: its forks.policy is "
-                    + "\(config.forks.name)"
-                    + (config.forks.name == "approved" ? " without `command: true`" : "")
-                    + "; set `forks: {policy: approved, command: true}` in forges.yml to allow it")
+        if let refusal = config.forks.refusal(of: source, forge: config.name) {
+            throw ForgeApprovalRefused(refusal)
         }
         let fromFork = headRepository.lowercased() != config.repository.lowercased()
         let pullRequest = PullRequestEvent(
