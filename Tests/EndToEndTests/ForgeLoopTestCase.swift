@@ -20,9 +20,10 @@ class ForgeLoopTestCase: ControllerTestCase {
         super.tearDown()
     }
 
-    /// A project whose forges.yml sends its pull requests to app-intents, with a controller listening on port 0.
-    func forgeProject() throws -> PipeProject {
-        let project = try controllerProject()
+    /// A project whose forges.yml sends its pull requests to app-intents, with a controller listening on port 0;
+    /// `testSeconds`: how long its first test takes.
+    func forgeProject(testSeconds: Double? = nil) throws -> PipeProject {
+        let project = try controllerProject(testSeconds: testSeconds)
         let secrets = project.url.appendingPathComponent(".pipe/forge-secrets", isDirectory: true)
         try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
         try "ghp_standin\n".write(to: secrets.appendingPathComponent("token"), atomically: true, encoding: .utf8)

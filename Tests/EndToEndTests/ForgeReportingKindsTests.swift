@@ -74,10 +74,12 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
         XCTAssertEqual(status["name"] as? String, "pipe/app-intents/merge")
     }
 
-    /// A watched branch's run reports too, to the forge whose push rules run its pipeline; the same push delivered
-    /// by that forge's webhook gets the watch's run, not a second one.
+    /// A watched branch's run reports too, to the forge whose push rules run its pipeline: pending once its commit
+    /// is checked out, then its verdict; the same push delivered by that forge's webhook gets the watch's run, not a
+    /// second one.
     func testAWatchedBranchReportsAndItsPushWebhookReusesTheRun() throws {
-        let project = try forgeProject()
+        // The run's test takes long enough for its pending status to go out before its verdict replaces it.
+        let project = try forgeProject(testSeconds: 2)
         try
             (try String(contentsOf: project.url.appendingPathComponent("forges.yml"), encoding: .utf8)
             + "\n    push:\n      - branches: [main]\n        pipelines: [app-intents]\n")
@@ -96,6 +98,12 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
         )
         let head = try CommandRunner.shell("git rev-parse HEAD", currentDirectory: project.url).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
+        try waitUntil("the watch's run reports pending", timeout: 60) {
+            try statuses(for: head).contains { $0["state"] as? String == "pending" } || !controller.process.isRunning
+        }
+        let pending = try XCTUnwrap(try statuses(for: head).first { $0["state"] as? String == "pending" })
+        XCTAssertEqual(pending["context"] as? String, "pipe/app-intents/merge")
+        XCTAssertTrue((pending["description"] as? String ?? "").contains("running"), "\(pending)")
         try waitUntil("the watch's run reports success", timeout: 120) {
             try statuses(for: head).contains { $0["state"] as? String == "success" } || !controller.process.isRunning
         }
