@@ -93,6 +93,27 @@ public struct ForgeReporter {
         return written
     }
 
+    /// A person's `pipe run --report`: each gate of `record` as a status under its manual context
+    /// (`pipe/<pipeline>/<gate>/manual`) on `forge`, at the run's commit; `pending` while it runs. Statuses, never
+    /// check runs: a check run is rebuilt from the run's queue item when sent, and a manual run has none. Returns
+    /// the contexts written (none before the commit is known).
+    @discardableResult
+    public func reportManual(_ record: RunRecord, on forge: ForgeConfig) throws -> [String] {
+        guard let commit = record.commit else { return [] }
+        let sha = try CommitSHA(commit)
+        let ref = record.resolvedRef ?? ""
+        let branch = ref.hasPrefix("refs/heads/") ? String(ref.dropFirst("refs/heads/".count)) : nil
+        return try Self.gates(of: record).map { gate in
+            let report = ForgeGateReport(
+                pipeline: record.pipeline, gate: gate, state: judged(gate, record: record),
+                runID: RunID(record.runID), isManual: true)
+            _ = try store.enqueueForgeUpdate(
+                try ForgeStatusOutbox.draft(
+                    report, sha: sha, forge: forge, baseURL: forges.baseURL, branch: branch, at: clock()))
+            return report.context
+        }
+    }
+
     /// Writes `superseded by <sha>` on the gates of a run a newer head replaced.
     public func superseded(_ runID: String, bySHA sha: String) throws {
         guard let item = try store.queuedRun(runID), let trigger = item.request.forge,
