@@ -122,7 +122,8 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
     }
 
     /// Pull request (merge request) number 1 of `forge`, delivered from its real `payload` moved to the project's
-    /// repository and head, verified to success; the success status as the stand-in holds it.
+    /// repository and head, verified to success, with one comment (note) by the token's user; the success status as
+    /// the stand-in holds it.
     private func passingPullRequest(
         on forge: ForgeStandIn.Forge, token: String, payload: String, payloadRepository: String,
         payloadHead: String, event: String?, refPrefix: String
@@ -136,7 +137,6 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
             repository: \(repository)
             token: {file: .pipe/forge-secrets/\(forge.rawValue)-token}
             webhook: {secret: {file: .pipe/forge-secrets/hook}}
-            comment: false
             pull-requests:
               - pipelines: [app-intents]
         """.write(to: project.url.appendingPathComponent("forges.yml"), atomically: true, encoding: .utf8)
@@ -165,6 +165,15 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
         try waitUntil("the \(forge.rawValue) status is success", timeout: 120) {
             try success() != nil || !controller.process.isRunning
         }
+        try waitUntil("the \(forge.rawValue) comment is written", timeout: 30) {
+            try !standIn.objects(forge, "comments").isEmpty || !controller.process.isRunning
+        }
+        let comments = try standIn.objects(forge, "comments")
+        XCTAssertEqual(comments.count, 1, "\(comments)")
+        let author = comments.first?["user"] ?? comments.first?["author"]
+        XCTAssertEqual(
+            ((author as? [String: Any])?["login"] ?? (author as? [String: Any])?["username"]) as? String, "pipe-bot",
+            "\(comments)")
         XCTAssertEqual(try standIn.invalidRequests().map(\.path), [])
         return try XCTUnwrap(try success(), output(of: controller))
     }
