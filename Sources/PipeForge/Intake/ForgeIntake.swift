@@ -74,7 +74,7 @@ public final class ForgeIntake {
         }
         let trigger = ForgeTrigger(
             forge: config.name, repository: config.repository, event: .push, number: nil, headSHA: head,
-            headBranch: push.name, fetchRef: push.ref, deliveryID: delivery.deliveryID)
+            headBranch: push.name, fetchRef: push.ref, deliveryID: delivery.deliveryID, previousSHA: push.before)
         return try queue(
             pipelines, trigger: trigger, requestedBy: requester(push.sender),
             reason: "push of \(Self.short(head)) to \(push.ref)")
@@ -248,6 +248,14 @@ public final class ForgeIntake {
     private func queue(_ pipelines: [String], trigger: ForgeTrigger, requestedBy: String, reason: String) throws
         -> ForgeIntakeResult
     {
+        if let later = try laterPush(than: trigger) {
+            let stale =
+                "the push of \(Self.short(trigger.headSHA)) to \(trigger.fetchRef) arrived after the push that "
+                + "replaced it with \(Self.short(later))"
+            return ForgeIntakeResult(
+                summary: "stale: \(stale); nothing superseded or run",
+                actions: pipelines.map { .skipped(pipeline: $0, reason: stale) })
+        }
         if let current = currentHead(trigger), current.lowercased() != trigger.headSHA.lowercased() {
             let stale =
                 "the event is for \(Self.short(trigger.headSHA)), but \(Self.place(of: trigger)) is now at "
@@ -289,6 +297,23 @@ public final class ForgeIntake {
             case .alreadyTriggered(_, let again): return .reused(pipeline: pipeline, runID: again)
             }
         }
+    }
+
+    /// For a push, the commit of a push to the same branch, already received, that replaced this push's commit (its
+    /// `before` is this head): the forge delivered the older push late. A force-push back to an older commit
+    /// replaces the newer one itself (its `before` is that commit), so it is not late.
+    private func laterPush(than trigger: ForgeTrigger) throws -> String? {
+        guard trigger.event == .push else { return nil }
+        let head = trigger.headSHA.lowercased()
+        let previous = trigger.previousSHA?.lowercased()
+        for item in try store.queueItems(states: nil, limit: 10_000) {
+            guard let other = item.request.forge, other.event == .push, other.forge == trigger.forge,
+                other.repository == trigger.repository, other.fetchRef == trigger.fetchRef,
+                other.previousSHA?.lowercased() == head, other.headSHA.lowercased() != previous
+            else { continue }
+            return other.headSHA
+        }
+        return nil
     }
 
     /// Whether a run was stopped before it could judge: cancelled (by a person or a newer head) or never started.
