@@ -35,4 +35,36 @@ final class ManualReportTests: ForgeLoopTestCase {
         XCTAssertEqual(try runs(project).count, 0, "neither refusal ran anything")
         XCTAssertEqual(try standIn.requests().count, 0)
     }
+
+    func testASignoffOfAReportedRunTurnsItsManualReleaseStatus() throws {
+        let project = try forgeProject()
+        try project.commit(
+            "pipelines/app-intents.yml",
+            logicPipeline(
+                more: """
+                      shortcuts:
+                        plugin: checklist
+                        needs: [logic]
+                        items: [Run "Check Reading ID" in Shortcuts with a valid ID]
+                    """), message: "a release checklist")
+        let head = try CommandRunner.shell("git rev-parse HEAD", currentDirectory: project.url).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        func state(_ context: String) throws -> String? {
+            try statuses(for: head).last { $0["context"] as? String == context }?["state"] as? String
+        }
+        let run = try project.pipe(["run", "app-intents", "--report", "github"])
+        XCTAssertEqual(run.exitCode, 0, "the merge gate passed: \(run.combined)")
+        XCTAssertEqual(try state("pipe/app-intents/merge/manual"), "success")
+        XCTAssertEqual(try state("pipe/app-intents/release/manual"), "pending")
+
+        let signed = try project.pipe([
+            "signoff", "last", "shortcuts", "--result", "pass", "--by", "tester@example.com",
+        ])
+        XCTAssertEqual(signed.exitCode, 0, signed.combined)
+        let sent = try project.pipe(["forge", "send"])
+        XCTAssertEqual(sent.exitCode, 0, sent.combined)
+        XCTAssertEqual(try state("pipe/app-intents/release/manual"), "success", sent.combined)
+        XCTAssertNil(try state("pipe/app-intents/release"), "never the required context")
+        XCTAssertEqual(try standIn.invalidRequests().map(\.path), [])
+    }
 }
