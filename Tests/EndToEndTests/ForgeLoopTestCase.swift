@@ -111,6 +111,19 @@ class ForgeLoopTestCase: ControllerTestCase {
         """
     }
 
+    /// Commits the one-layer pipeline with a release checklist, `shortcuts`, after it.
+    func commitReleaseChecklist(in project: PipeProject) throws {
+        try project.commit(
+            "pipelines/app-intents.yml",
+            logicPipeline(
+                more: """
+                      shortcuts:
+                        plugin: checklist
+                        needs: [logic]
+                        items: [Run "Check Reading ID" in Shortcuts with a valid ID]
+                    """), message: "a release checklist")
+    }
+
     func statuses(for sha: String) throws -> [[String: Any]] {
         try standIn.objects(.github, "statuses").filter { ($0["sha"] as? String ?? $0["commit"] as? String) == sha }
     }

@@ -38,15 +38,7 @@ final class ManualReportTests: ForgeLoopTestCase {
 
     func testASignoffOfAReportedRunTurnsItsManualReleaseStatus() throws {
         let project = try forgeProject()
-        try project.commit(
-            "pipelines/app-intents.yml",
-            logicPipeline(
-                more: """
-                      shortcuts:
-                        plugin: checklist
-                        needs: [logic]
-                        items: [Run "Check Reading ID" in Shortcuts with a valid ID]
-                    """), message: "a release checklist")
+        try commitReleaseChecklist(in: project)
         let head = try CommandRunner.shell("git rev-parse HEAD", currentDirectory: project.url).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         func state(_ context: String) throws -> String? {
