@@ -216,7 +216,8 @@ final class ForgeIntakeTests: XCTestCase {
         // The newer push (before: older → after: newer) arrives first; then the older push, delivered late.
         let first = try intake(config).accept(
             try delivery(
-                "push.normal.probot.json", event: "push", replacing: [older: newer, before: older]))
+                "push.normal.probot.json", event: "push", replacing: [older: newer],
+                replacingFirst: ["\"before\": \"\(before)\"": "\"before\": \"\(older)\""]))
         let newerRun = try XCTUnwrap(queued(first).first, first.summary)
         let late = try intake(config).accept(try delivery("push.normal.probot.json", event: "push"))
         XCTAssertTrue(late.summary.hasPrefix("stale:"), late.summary)

@@ -248,18 +248,7 @@ public final class ForgeIntake {
     private func queue(_ pipelines: [String], trigger: ForgeTrigger, requestedBy: String, reason: String) throws
         -> ForgeIntakeResult
     {
-        if let later = try laterPush(than: trigger) {
-            let stale =
-                "the push of \(Self.short(trigger.headSHA)) to \(trigger.fetchRef) arrived after the push that "
-                + "replaced it with \(Self.short(later))"
-            return ForgeIntakeResult(
-                summary: "stale: \(stale); nothing superseded or run",
-                actions: pipelines.map { .skipped(pipeline: $0, reason: stale) })
-        }
-        if let current = currentHead(trigger), current.lowercased() != trigger.headSHA.lowercased() {
-            let stale =
-                "the event is for \(Self.short(trigger.headSHA)), but \(Self.place(of: trigger)) is now at "
-                + "\(Self.short(current))"
+        if let stale = try staleness(of: trigger) {
             return ForgeIntakeResult(
                 summary: "stale: \(stale); nothing superseded or run",
                 actions: pipelines.map { .skipped(pipeline: $0, reason: stale) })
@@ -297,6 +286,20 @@ public final class ForgeIntake {
             case .alreadyTriggered(_, let again): return .reused(pipeline: pipeline, runID: again)
             }
         }
+    }
+
+    /// Why the event's head is no longer the newest, if it is not: a later push was received, or the forge reports
+    /// the pull request elsewhere now.
+    private func staleness(of trigger: ForgeTrigger) throws -> String? {
+        if let later = try laterPush(than: trigger) {
+            return "the push of \(Self.short(trigger.headSHA)) to \(trigger.fetchRef) arrived after the push that "
+                + "replaced it with \(Self.short(later))"
+        }
+        if let current = currentHead(trigger), current.lowercased() != trigger.headSHA.lowercased() {
+            return "the event is for \(Self.short(trigger.headSHA)), but \(Self.place(of: trigger)) is now at "
+                + "\(Self.short(current))"
+        }
+        return nil
     }
 
     /// For a push, the commit of a push to the same branch, already received, that replaced this push's commit (its
