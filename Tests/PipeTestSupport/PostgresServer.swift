@@ -30,11 +30,28 @@ public final class PostgresServer: @unchecked Sendable {
     private static func start() throws -> PostgresServer {
         let state = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("pipe-pg-\(UUID().uuidString.prefix(8))").path
-        let result = try CommandRunner.run(
-            RepositoryPaths.root.appendingPathComponent("scripts/pg-test-server"),
-            ["up", "--state", state, "--watch-pid", String(ProcessInfo.processInfo.processIdentifier)])
-        guard result.exitCode == 0 else {
-            throw PostgresServerError(message: "scripts/pg-test-server up failed:\n\(result.combined)")
+        // The script's output goes to a file, not a pipe: the server and the watcher it leaves running would hold
+        // a pipe's write end open for the life of the test process, so reading a pipe to its end never returns.
+        let outputPath = state + ".out"
+        guard FileManager.default.createFile(atPath: outputPath, contents: nil) else {
+            throw PostgresServerError(message: "cannot create \(outputPath)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
+        let process = Process()
+        process.executableURL = RepositoryPaths.root.appendingPathComponent("scripts/pg-test-server")
+        process.arguments = [
+            "up", "--state", state, "--watch-pid", String(ProcessInfo.processInfo.processIdentifier),
+        ]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        process.waitUntilExit()
+        try? output.close()
+        let printed = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        guard process.terminationStatus == 0 else {
+            throw PostgresServerError(message: "scripts/pg-test-server up failed:\n\(printed)")
         }
         return PostgresServer(socketDirectory: state)
     }
