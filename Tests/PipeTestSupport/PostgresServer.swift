@@ -76,8 +76,11 @@ public final class PostgresServer: @unchecked Sendable {
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
         let result = try CommandRunner.run(
             URL(fileURLWithPath: "/usr/bin/psql"),
-            ["--no-psqlrc", "--quiet", "--tuples-only", "--no-align", "-v", "ON_ERROR_STOP=1", url(database: database),
-             "-c", sql])
+            [
+                "--no-psqlrc", "--quiet", "--tuples-only", "--no-align", "-v", "ON_ERROR_STOP=1",
+                url(database: database),
+                "-c", sql,
+            ])
         guard result.exitCode == 0 else {
             throw PostgresServerError(message: "psql failed on `\(sql)`:\n\(result.combined)")
         }
