@@ -128,7 +128,7 @@ let package = Package(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin"]),
         .testTarget(name: "ShellPluginTests", dependencies: ["ShellPlugin", "PipeSpec", "PipeTestSupport"]),
-        .testTarget(name: "XcodebuildTestPluginTests", dependencies: ["XcodebuildTestPlugin"]),
+        .testTarget(name: "XcodebuildTestPluginTests", dependencies: ["XcodebuildTestPlugin", "PipeSpec"]),
         .testTarget(
             name: "ExternalPluginTests", dependencies: ["ExternalPlugin", "PipeSSH", "PipeTestSupport"],
             exclude: ["Fixtures"]),
