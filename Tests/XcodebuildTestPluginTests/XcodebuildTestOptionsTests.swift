@@ -11,14 +11,14 @@ import XCTest
 final class XcodebuildTestOptionsTests: XCTestCase {
     private let loader = PipelineLoader(registry: PluginSchema.registry([XcodebuildTestPlugin.self]))
 
-    private func layer(_ body: String, parameters: [String: String] = [:]) throws -> LayerSpec {
+    private func layer(_ body: String) throws -> LayerSpec {
         let yaml = "layers:\n  logic:\n    plugin: xcodebuild-test\n    scheme: Reader\n" + body
-        return try loader.load(yaml: yaml, file: "pipelines/p.yml", parameters: parameters).layers[0]
+        return try loader.load(yaml: yaml, file: "pipelines/p.yml").layers[0]
     }
 
-    private func errors(_ body: String, parameters: [String: String] = [:]) -> [String] {
+    private func errors(_ body: String) -> [String] {
         do {
-            _ = try layer(body, parameters: parameters)
+            _ = try layer(body)
             XCTFail("expected errors")
             return []
         } catch let error as SpecErrors {
@@ -71,7 +71,7 @@ final class XcodebuildTestOptionsTests: XCTestCase {
             """
                 xcodebuild-arguments:
                   - -enableCodeCoverage
-                  - YES
+                  - "YES"
                   - -resultBundlePath
                   - /tmp/x.xcresult
                   - --derivedDataPath=/tmp/dd
@@ -104,11 +104,29 @@ final class XcodebuildTestOptionsTests: XCTestCase {
                 && problems[5].contains("code signing is Pipe's"), problems[5])
     }
 
-    func testAFlagHiddenInAParameterIsRefusedAfterInterpolation() {
-        let problems = errors(
-            "    xcodebuild-arguments: [\"${extra}\"]\n", parameters: ["extra": "-destination"])
-        XCTAssertEqual(problems.count, 1, "\(problems)")
-        XCTAssertTrue(problems[0].contains("'-destination' is set by Pipe"), "\(problems)")
+    func testAFlagHiddenInAParameterIsRefusedAfterInterpolation() throws {
+        let yaml = """
+            parameters:
+              extra: { default: -enableCodeCoverage }
+            layers:
+              logic:
+                plugin: xcodebuild-test
+                scheme: Reader
+                xcodebuild-arguments: ["${extra}", "YES"]
+            """
+        let fine = try loader.load(yaml: yaml, file: "pipelines/p.yml").layers[0]
+        XCTAssertEqual(try XcodebuildTestOptions.options(of: fine), ["-enableCodeCoverage", "YES"])
+        do {
+            _ = try loader.load(yaml: yaml, file: "pipelines/p.yml", parameters: ["extra": "-destination"])
+            XCTFail("a parameter naming an owned flag must be refused")
+        } catch let error as SpecErrors {
+            XCTAssertEqual(
+                error.problems.map(\.description),
+                [
+                    "pipelines/p.yml:7:28: error: layers.logic.xcodebuild-arguments[0]: '-destination' is set by "
+                        + "Pipe: the simulator comes from `simulator:` (or `destinations:`); remove it"
+                ])
+        }
     }
 
     func testThePluginRefusesOwnedValuesHoweverTheLayerWasMade() {
