@@ -26,7 +26,7 @@ public enum XcodebuildOwnedOptions {
             ],
             "Pipe places build products and package checkouts itself (the layer's DerivedData or build cache); "
                 + "remove it, or use `clean: true` / `build-cache: false` for a cold build")
-        own(["destination"], "the simulator comes from `simulator:` (or `destinations:`); remove it")
+        own(["destination"], "the simulator comes from the layer's `simulator:`; remove it")
         own(["scheme"], "use the layer's `scheme:`")
         own(["project"], "use the layer's `project:`")
         own(["workspace"], "use the layer's `workspace:`")

@@ -124,7 +124,7 @@ final class XcodebuildTestOptionsTests: XCTestCase {
                 error.problems.map(\.description),
                 [
                     "pipelines/p.yml:7:28: error: layers.logic.xcodebuild-arguments[0]: '-destination' is set by "
-                        + "Pipe: the simulator comes from `simulator:` (or `destinations:`); remove it"
+                        + "Pipe: the simulator comes from the layer's `simulator:`; remove it"
                 ])
         }
     }
