@@ -1,0 +1,216 @@
+import Foundation
+import PipeTestSupport
+import XCTest
+
+/// `pipe web serve` end to end: a real run of app-intents against the emulated Mac, its pages and JSON twins over
+/// real HTTP (curl, with a cookie jar as a browser keeps one), the page's own sign-in and the `shortcuts`
+/// checklist signed from its form with the rules of `pipe signoff`.
+final class WebPageTests: GateTestCase {
+    private var server: BackgroundPipe?
+    private var project: PipeProject!
+    private var base = ""
+    private var jar: URL!
+
+    override func tearDown() {
+        if let server {
+            kill(server.pid, SIGTERM)
+            server.wait(timeout: 30)
+        }
+        super.tearDown()
+    }
+
+    private struct Answer {
+        var status: Int
+        var headers: String
+        var body: String
+    }
+
+    /// Runs app-intents (shortcuts then awaits sign-off), adds alice (may sign shortcuts) and bob (may sign
+    /// nothing), and serves the page on a free port.
+    private func start(read: String = "signed-in") throws {
+        project = try appIntentsProject()
+        let run = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(run.exitCode, 0, run.combined)
+        try """
+        web:
+          address: 127.0.0.1
+          read: \(read)
+          users-file: web-users
+          plain-http: true
+          signoff:
+            alice: [app-intents/shortcuts]
+            bob: []
+        """.write(to: project.url.appendingPathComponent(".pipe/web.yml"), atomically: true, encoding: .utf8)
+        for user in ["alice", "bob"] {
+            let added = try CommandRunner.run(
+                RepositoryPaths.pipeBinary, ["web", "users", "add", user, "--config", ".pipe/web.yml"],
+                currentDirectory: project.url, stdin: Data("\(user)-password-1\n".utf8))
+            XCTAssertEqual(added.exitCode, 0, added.combined)
+            XCTAssertFalse(added.combined.contains("password-1"), "the password is never printed")
+        }
+        let users = try String(contentsOf: project.url.appendingPathComponent(".pipe/web-users"), encoding: .utf8)
+        XCTAssertTrue(users.contains("alice:scrypt$15$8$1$"), users)
+        let mode =
+            try FileManager.default.attributesOfItem(
+                atPath: project.url.appendingPathComponent(".pipe/web-users").path)[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600)
+
+        let server = try BackgroundPipe(["web", "serve", "--config", ".pipe/web.yml", "--port", "0"], in: project)
+        self.server = server
+        var port: String?
+        waitUntil("the page listens", timeout: 20) {
+            let text = server.chunks().map(\.text).joined()
+            port = text.range(of: #"127\.0\.0\.1:(\d+)"#, options: .regularExpression).map {
+                String(text[$0].split(separator: ":")[1])
+            }
+            return port != nil
+        }
+        base = "http://127.0.0.1:\(port ?? "0")/"
+        jar = project.url.appendingPathComponent(".pipe/cookies-\(UUID().uuidString)")
+    }
+
+    private func request(_ path: String, form: [(String, String)]? = nil, jar: URL? = nil) throws -> Answer {
+        let jar = jar ?? self.jar!
+        var arguments = ["-s", "-D", "-", "-o", "-", "--max-time", "15", "-c", jar.path, "-b", jar.path]
+        for (name, value) in form ?? [] { arguments += ["--data-urlencode", "\(name)=\(value)"] }
+        let result = try CommandRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), arguments + [base + path])
+        let parts = result.stdout.components(separatedBy: "\r\n\r\n")
+        let headers = parts.first ?? ""
+        let status = headers.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? -1
+        return Answer(status: status, headers: headers, body: parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    /// The CSRF token in a page's forms.
+    private func csrf(_ html: String) -> String {
+        guard let range = html.range(of: #"name="csrf" value="[0-9a-f]+""#, options: .regularExpression) else {
+            return ""
+        }
+        return String(html[range].dropFirst(#"name="csrf" value=""#.count).dropLast())
+    }
+
+    private func signIn(_ user: String, password: String? = nil, jar: URL? = nil) throws -> Answer {
+        let page = try request("sign-in", jar: jar)
+        XCTAssertEqual(page.status, 200, page.body)
+        return try request(
+            "sign-in",
+            form: [("csrf", csrf(page.body)), ("user", user), ("password", password ?? "\(user)-password-1")],
+            jar: jar)
+    }
+
+    private func lastRunID() throws -> String {
+        try XCTUnwrap(project.runFolders().last?.lastPathComponent)
+    }
+
+    func testRunsListAndRunPageNeedSignInAndShowTheRealRunWithJSONTwins() throws {
+        try start()
+        let anonymous = try request("runs")
+        XCTAssertEqual(anonymous.status, 303, anonymous.headers)
+        XCTAssertTrue(anonymous.headers.contains("Location: /sign-in?next="), anonymous.headers)
+        XCTAssertEqual(try signIn("alice", password: "wrong-password").status, 401)
+        let signedIn = try signIn("alice")
+        XCTAssertEqual(signedIn.status, 303, signedIn.body)
+        XCTAssertTrue(signedIn.headers.contains("HttpOnly; SameSite=Lax"), signedIn.headers)
+
+        let runID = try lastRunID()
+        let runs = try request("runs")
+        XCTAssertEqual(runs.status, 200)
+        XCTAssertTrue(runs.body.contains(">\(runID)</a>"), runs.body)
+        XCTAssertTrue(runs.headers.contains("Content-Security-Policy: default-src 'none'; script-src 'self'"))
+        XCTAssertTrue(runs.body.contains("pending-signoff"), "the release gate awaits shortcuts")
+        let twin = try request("runs?format=json")
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(twin.body.utf8)) as? [[String: Any]])
+        XCTAssertEqual(rows.first?["runID"] as? String, runID)
+        XCTAssertEqual(rows.first?["merge"] as? String, "passed")
+        XCTAssertEqual(rows.first?["release"] as? String, "pending-signoff")
+        XCTAssertEqual(
+            try request("runs?format=json&pipeline=other").body.trimmingCharacters(in: .whitespacesAndNewlines),
+            "[\n\n]")
+
+        let page = try request("runs/\(runID)")
+        XCTAssertEqual(page.status, 200)
+        for expected in ["app-intents", "shortcuts</a> (checklist)", "Artifacts", "awaiting-signoff"] {
+            XCTAssertTrue(page.body.contains(expected), "missing \(expected)")
+        }
+        let runTwin = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(try request("runs/\(runID)?format=json").body.utf8))
+                as? [String: Any])
+        XCTAssertEqual((runTwin["record"] as? [String: Any])?["runID"] as? String, runID)
+        XCTAssertEqual((runTwin["gates"] as? [[String: Any]])?.count, 2)
+        XCTAssertEqual(try request("runs/nope").status, 404)
+    }
+
+    func testDownloadsNeedASignedInUserEvenWhenAnyoneMayRead() throws {
+        try start(read: "anyone")
+        let runID = try lastRunID()
+        let twin = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(try request("runs/\(runID)?format=json").body.utf8))
+                as? [String: Any])
+        let artifacts = try XCTUnwrap(twin["artifacts"] as? [[String: Any]])
+        let log = try XCTUnwrap(artifacts.first { ($0["kind"] as? String) == "log" }?["path"] as? String)
+        XCTAssertEqual(try request("runs/\(runID)/artifacts/\(log)").status, 401)
+        XCTAssertEqual(try signIn("bob").status, 303)
+        let download = try request("runs/\(runID)/artifacts/\(log)")
+        XCTAssertEqual(download.status, 200, download.body)
+        XCTAssertTrue(download.headers.contains("Content-Disposition: attachment"), download.headers)
+        XCTAssertTrue(download.headers.contains("X-Content-Type-Options: nosniff"), download.headers)
+        XCTAssertTrue(download.headers.contains("Content-Security-Policy: sandbox"), download.headers)
+        XCTAssertEqual(try request("runs/\(runID)/artifacts/../../.pipe/web-users").status, 400)
+    }
+
+    func testTheChecklistIsSignedFromItsFormWithTheRulesOfPipeSignoff() throws {
+        try start()
+        let runID = try lastRunID()
+        XCTAssertEqual(try signIn("alice").status, 303)
+        let checklist = try request("runs/\(runID)/layers/shortcuts")
+        XCTAssertEqual(checklist.status, 200)
+        XCTAssertTrue(checklist.body.contains("os_version"), checklist.body)
+        let token = csrf(checklist.body)
+        let action = "runs/\(runID)/layers/shortcuts/signoff"
+
+        let withoutToken = try request(action, form: [("result", "pass"), ("field.os_version", "17.5")])
+        XCTAssertEqual(withoutToken.status, 403)
+        XCTAssertTrue(withoutToken.body.contains("CSRF"), withoutToken.body)
+
+        let missing = try request(action, form: [("csrf", token), ("result", "pass"), ("field.os_version", "17.5")])
+        XCTAssertEqual(missing.status, 422, missing.body)
+        XCTAssertTrue(missing.body.contains("missing app_build"), missing.body)
+        XCTAssertTrue(missing.body.contains("value=\"17.5\""), "what was typed is kept")
+        XCTAssertEqual(try project.pipe(["gate", "last", "--for", "release"]).exitCode, 4, "nothing was recorded")
+
+        let bobJar = project.url.appendingPathComponent(".pipe/cookies-bob")
+        XCTAssertEqual(try signIn("bob", jar: bobJar).status, 303)
+        let bobPage = try request("runs/\(runID)/layers/shortcuts", jar: bobJar)
+        XCTAssertTrue(bobPage.body.contains("bob may not sign off app-intents/shortcuts"), bobPage.body)
+        let bob = try request(
+            action,
+            form: [
+                ("csrf", csrf(bobPage.body)), ("result", "pass"), ("field.os_version", "17.5"),
+                ("field.app_build", "42"),
+            ], jar: bobJar)
+        XCTAssertEqual(bob.status, 403, bob.body)
+
+        let signed = try request(
+            action,
+            form: [
+                ("csrf", token), ("result", "pass"), ("field.os_version", "17.5"), ("field.app_build", "1.0 (42)"),
+                ("note", "<b>found</b> in Shortcuts"),
+            ])
+        XCTAssertEqual(signed.status, 303, signed.body)
+        XCTAssertEqual(try project.pipe(["gate", "last", "--for", "release"]).exitCode, 0, "the release gate turned")
+        let after = try request("runs/\(runID)/layers/shortcuts?signed=1")
+        XCTAssertTrue(after.body.contains("&lt;b&gt;found&lt;/b&gt; in Shortcuts"), after.body)
+        let show = try project.pipe(["runs", "show", "last", "--json"])
+        XCTAssertTrue(show.stdout.contains("\"signedBy\" : \"alice\"") || show.stdout.contains("alice"), show.stdout)
+
+        let audit = try CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/sqlite3"),
+            [
+                project.url.appendingPathComponent(".pipe/pipe.db").path,
+                "SELECT entry FROM audit_log WHERE source='web'",
+            ])
+        let lines = audit.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3, audit.stdout)
+        XCTAssertTrue(lines.contains { $0.contains("\"user\":\"bob\"") && $0.contains("no right") }, audit.stdout)
+        XCTAssertTrue(lines.contains { $0.contains("\"address\":\"127.0.0.1\"") && $0.contains("recorded #") })
+    }
+}
