@@ -1,8 +1,8 @@
 import Foundation
-import PipeBasics
 import PipeTestSupport
 import XCTest
 
+@testable import PipeBasics
 @testable import PipeWeb
 
 final class WebSignInTests: XCTestCase {
