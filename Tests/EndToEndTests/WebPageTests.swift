@@ -5,7 +5,7 @@ import XCTest
 /// `pipe web serve` end to end: a real run of app-intents against the emulated Mac, its pages and JSON twins over
 /// real HTTP (curl, with a cookie jar as a browser keeps one), the page's own sign-in and the `shortcuts`
 /// checklist signed from its form with the rules of `pipe signoff`.
-final class WebPageTests: GateTestCase {
+final class WebPageTests: EmulatedHostTestCase {
     private var server: BackgroundPipe?
     private var project: PipeProject!
     private var base = ""
@@ -28,7 +28,7 @@ final class WebPageTests: GateTestCase {
     /// Runs app-intents (shortcuts then awaits sign-off), adds alice (may sign shortcuts) and bob (may sign
     /// nothing), and serves the page on a free port.
     private func start(read: String = "signed-in") throws {
-        project = try appIntentsProject()
+        project = try makeProject()
         let run = try project.pipe(["run", "app-intents"])
         XCTAssertEqual(run.exitCode, 0, run.combined)
         try """
@@ -71,7 +71,7 @@ final class WebPageTests: GateTestCase {
 
     private func request(_ path: String, form: [(String, String)]? = nil, jar: URL? = nil) throws -> Answer {
         let jar = jar ?? self.jar!
-        var arguments = ["-s", "-D", "-", "-o", "-", "--max-time", "15", "-c", jar.path, "-b", jar.path]
+        var arguments = ["-s", "--path-as-is", "-D", "-", "-o", "-", "--max-time", "15", "-c", jar.path, "-b", jar.path]
         for (name, value) in form ?? [] { arguments += ["--data-urlencode", "\(name)=\(value)"] }
         let result = try CommandRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), arguments + [base + path])
         let parts = result.stdout.components(separatedBy: "\r\n\r\n")
