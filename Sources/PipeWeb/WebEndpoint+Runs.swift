@@ -28,7 +28,9 @@ extension WebEndpoint {
                 body: RunPage.body(run, extras: extras, viewer: viewer))
         case "log":
             if rest == ["log", "events"] {
-                return logEvents(run, layer: web.head.query["layer"], after: Int64(web.head.query["after"] ?? "") ?? 0)
+                // A reconnecting EventSource says what it last got; the page's `after` is where it first began.
+                let after = (web.head.header("last-event-id") ?? web.head.query["after"]).flatMap { Int64($0) } ?? 0
+                return logEvents(run, layer: web.head.query["layer"], after: after)
             }
             return try logPage(run, layer: web.head.query["layer"], web: web, viewer: viewer)
         case "layers" where rest.count == 2:

@@ -26,14 +26,14 @@ final class WebPageTests: EmulatedHostTestCase {
     }
 
     /// Runs app-intents (shortcuts then awaits sign-off), adds alice (may sign shortcuts) and bob (may sign
-    /// nothing), and serves the page on a free port.
-    private func start(read: String = "signed-in") throws {
+    /// nothing), and serves the page on a free port: with `pipe web serve`, or from the `web:` section of the
+    /// controller's config on its one listener.
+    private func start(read: String = "signed-in", underController: Bool = false) throws {
         project = try makeProject()
         let run = try project.pipe(["run", "app-intents"])
         XCTAssertEqual(run.exitCode, 0, run.combined)
         try """
         web:
-          address: 127.0.0.1
           read: \(read)
           users-file: web-users
           plain-http: true
@@ -55,7 +55,15 @@ final class WebPageTests: EmulatedHostTestCase {
                 atPath: project.url.appendingPathComponent(".pipe/web-users").path)[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o600)
 
-        let server = try BackgroundPipe(["web", "serve", "--config", ".pipe/web.yml", "--port", "0"], in: project)
+        let server: BackgroundPipe
+        if underController {
+            let web = try String(contentsOf: project.url.appendingPathComponent(".pipe/web.yml"), encoding: .utf8)
+            try (web + "\nhttp:\n  address: 127.0.0.1\n  port: 0\n").write(
+                to: project.url.appendingPathComponent(".pipe/controller.yml"), atomically: true, encoding: .utf8)
+            server = try BackgroundPipe(["controller", "--config", ".pipe/controller.yml"], in: project)
+        } else {
+            server = try BackgroundPipe(["web", "serve", "--config", ".pipe/web.yml", "--port", "0"], in: project)
+        }
         self.server = server
         var port: String?
         waitUntil("the page listens", timeout: 20) {
@@ -71,7 +79,9 @@ final class WebPageTests: EmulatedHostTestCase {
 
     private func request(_ path: String, form: [(String, String)]? = nil, jar: URL? = nil) throws -> Answer {
         let jar = jar ?? self.jar!
-        var arguments = ["-s", "--path-as-is", "-D", "-", "-o", "-", "--max-time", "15", "-c", jar.path, "-b", jar.path]
+        var arguments = [
+            "-s", "--path-as-is", "-D", "-", "-o", "-", "--max-time", "15", "-c", jar.path, "-b", jar.path,
+        ]
         for (name, value) in form ?? [] { arguments += ["--data-urlencode", "\(name)=\(value)"] }
         let result = try CommandRunner.run(URL(fileURLWithPath: "/usr/bin/curl"), arguments + [base + path])
         let parts = result.stdout.components(separatedBy: "\r\n\r\n")
@@ -212,5 +222,42 @@ final class WebPageTests: EmulatedHostTestCase {
         XCTAssertEqual(lines.count, 3, audit.stdout)
         XCTAssertTrue(lines.contains { $0.contains("\"user\":\"bob\"") && $0.contains("no right") }, audit.stdout)
         XCTAssertTrue(lines.contains { $0.contains("\"address\":\"127.0.0.1\"") && $0.contains("recorded #") })
+    }
+
+    func testTheControllerServesThePageOnItsOneListenerAndItsSignOffTurnsTheGate() throws {
+        try start(underController: true)
+        let output = server?.chunks().map(\.text).joined() ?? ""
+        XCTAssertTrue(output.contains("web page at /"), output)
+        let runID = try lastRunID()
+        XCTAssertEqual(try request("runs").status, 303, "reading needs a signed-in user")
+        XCTAssertEqual(try signIn("alice").status, 303)
+        let checklist = try request("runs/\(runID)/layers/shortcuts")
+        XCTAssertEqual(checklist.status, 200, checklist.body)
+        let signed = try request(
+            "runs/\(runID)/layers/shortcuts/signoff",
+            form: [
+                ("csrf", csrf(checklist.body)), ("result", "pass"), ("field.os_version", "17.5"),
+                ("field.app_build", "42"),
+            ])
+        XCTAssertEqual(signed.status, 303, signed.body)
+        XCTAssertEqual(try project.pipe(["gate", "last", "--for", "release"]).exitCode, 0, "the release gate turned")
+        let row = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(try request("runs?format=json").body.utf8)) as? [[String: Any]])
+        XCTAssertEqual(row.first?["release"] as? String, "passed")
+    }
+
+    func testTheControllerRefusesListenerKeysInItsWebSection() throws {
+        project = try makeProject()
+        try """
+        http:
+          port: 0
+        web:
+          port: 8090
+          users-file: web-users
+        """.write(to: project.url.appendingPathComponent("controller.yml"), atomically: true, encoding: .utf8)
+        let check = try project.pipe(["controller", "--check"])
+        XCTAssertEqual(check.exitCode, 2, check.combined)
+        XCTAssertTrue(check.stderr.contains("controller.yml:4:"), check.stderr)
+        XCTAssertTrue(check.stderr.contains("move this key into `http:`"), check.stderr)
     }
 }

@@ -161,8 +161,7 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
     }
 
     /// The hosts of the hosts file with what the store knows of them (leases, the last health check); no SSH.
-    static func hostReports(hostsFile: URL, store: RunStore, environment: [String: String]) throws -> [ChatHostReport]
-    {
+    static func hostReports(hostsFile: URL, store: RunStore, environment: [String: String]) throws -> [ChatHostReport] {
         let hosts: [HostConfig]
         do {
             hosts = try HostsFileLoader.load(path: hostsFile, environment: environment)
