@@ -111,7 +111,9 @@ let package = Package(
         ),
 
         // Tests.
-        .target(name: "PipeTestSupport", dependencies: ["PipeBasics", "PipeCore"], path: "Tests/PipeTestSupport"),
+        .target(
+            name: "PipeTestSupport", dependencies: ["PipeBasics", "PipeCore", "PipeHTTP"], path: "Tests/PipeTestSupport"
+        ),
         .testTarget(name: "PipeBasicsTests", dependencies: ["PipeBasics", "PipeTestSupport"]),
         .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
         .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"], exclude: ["Fixtures"]),
