@@ -53,7 +53,7 @@ enum RunPage {
         fact("Why", record.request.reason)
         fact("Host", record.host.map { "\($0.name) (\($0.endpoint))" })
         fact("Xcode", record.xcode)
-        fact("Simulator", record.simulator.map { "\($0)" })
+        fact("Simulator", record.simulator.map { "\($0.simulator.name), \($0.simulator.runtimeName) (\($0.reason))" })
         fact("UDID", record.request.udid ?? record.layers.flatMap(\.attempts).compactMap(\.simulatorUDID).first)
         fact("Started", record.startedAt)
         fact("Duration", WebPage.duration(record.durationSeconds))

@@ -36,6 +36,8 @@ final class WebPageTests: WebPageTestCase {
         for expected in ["app-intents", "shortcuts</a> (checklist)", "Artifacts", "awaiting-signoff"] {
             XCTAssertTrue(page.body.contains(expected), "missing \(expected)")
         }
+        XCTAssertTrue(page.body.contains("<dt>Simulator</dt><dd>iPhone"), "the simulator by its name")
+        XCTAssertFalse(page.body.contains("SimulatorChoice("), "no Swift debug text on the page")
         let runTwin = try XCTUnwrap(
             try JSONSerialization.jsonObject(with: Data(try request("runs/\(runID)?format=json").body.utf8))
                 as? [String: Any])
