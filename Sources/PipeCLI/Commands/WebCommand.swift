@@ -89,18 +89,8 @@ enum WebCommand {
         }
         console.out(
             "web: listening on \(ControllerHTTPServices.describe(config.listener, port: server.port))\(config.path)\n")
-        let stop = DispatchSemaphore(value: 0)
-        var sources: [DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            sources.append(source)
-        }
-        stop.wait()
+        StopSignals.wait()
         server.stop()
-        for source in sources { source.cancel() }
         return 0
     }
 
