@@ -47,7 +47,8 @@ let package = Package(
             swiftSettings: strictSettings),
         .target(name: "PipeGit", dependencies: ["PipeCore", "CGit2"], swiftSettings: strictSettings),
         .target(name: "PipeStore", dependencies: ["PipeCore", "CSQLite"], swiftSettings: strictSettings),
-        // The run store on PostgreSQL (libpq), for several coordinators; PipeStore stays SQLite's alone.
+        // The run store on PostgreSQL (libpq), for several coordinators: PipeStore's store code over a libpq
+        // connection, so only what links it needs libpq.
         .target(
             name: "PipeStorePostgres", dependencies: ["PipeCore", "PipeStore", "CPQ"], swiftSettings: strictSettings),
         .target(

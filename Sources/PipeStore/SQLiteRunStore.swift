@@ -10,12 +10,15 @@ import PipeCore
 /// timeout is retried with a growing pause for up to `busyRetrySeconds`, so `database is locked` never reaches a
 /// user. Opening applies the schema's missing migrations in one transaction and refuses a schema from a newer
 /// Pipe. One instance may be used from several threads: calls are serialized by a lock.
-public final class SQLiteRunStore: RunStore, @unchecked Sendable {
+public final class SQLiteRunStore: RelationalRunStore, @unchecked Sendable {
     /// The file.
     public let path: String
     let database: SQLiteDatabase
-    let clock: () -> Date
+    public let clock: () -> Date
     private let lock = NSLock()
+
+    public var location: String { path }
+    public var dialect: SQLDialect { .sqlite }
 
     /// The schema version this Pipe writes and understands up to.
     public static var supportedSchemaVersion: Int { StoreSchema.currentVersion }
@@ -115,7 +118,7 @@ public final class SQLiteRunStore: RunStore, @unchecked Sendable {
         return (version, applicationID)
     }
 
-    private func userVersion(_ db: SQLiteDatabase) throws -> Int {
+    private func userVersion(_ db: any StoreDatabase) throws -> Int {
         Int(try db.integer("PRAGMA user_version") ?? 0)
     }
 
@@ -131,13 +134,14 @@ public final class SQLiteRunStore: RunStore, @unchecked Sendable {
 
     // MARK: - Running requests
 
-    /// Runs `body` in a write transaction, under the lock, with SQLite's errors turned into `StoreError`s.
-    func write<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+    /// Runs `body` in a write transaction (`BEGIN IMMEDIATE`), under the lock, with SQLite's errors turned into
+    /// `StoreError`s.
+    public func write<T>(_ body: (any StoreDatabase) throws -> T) throws -> T {
         try locked { try database.transaction(.write) { try body(database) } }
     }
 
     /// Runs `body` in a read transaction (one consistent snapshot), under the lock.
-    func read<T>(_ body: (SQLiteDatabase) throws -> T) throws -> T {
+    public func read<T>(_ body: (any StoreDatabase) throws -> T) throws -> T {
         try locked { try database.transaction(.read) { try body(database) } }
     }
 
@@ -159,66 +163,5 @@ public final class SQLiteRunStore: RunStore, @unchecked Sendable {
         if error.isBusy { return .busy(path: path, seconds: busyRetrySeconds) }
         if error.code == SQLITE_NOTADB { return .notARunStore(path: path, reason: "it is not an SQLite database") }
         return .database(path: path, error)
-    }
-
-    // MARK: - Shared steps
-
-    /// The status of a run that may still be written; refuses unknown and interrupted runs.
-    @discardableResult
-    func requireWritableRun(_ db: SQLiteDatabase, _ runID: String) throws -> RunStatus {
-        let status = try runStatus(db, runID)
-        if status == .interrupted { throw StoreError.runInterrupted(runID) }
-        return status
-    }
-
-    func runStatus(_ db: SQLiteDatabase, _ runID: String) throws -> RunStatus {
-        guard let raw = try db.text("SELECT status FROM runs WHERE id = ?", [runID]) else {
-            throw StoreError.runNotFound(runID)
-        }
-        return try decode(RunStatus.self, raw, "the status of run \(runID)")
-    }
-
-    func layerID(_ db: SQLiteDatabase, _ runID: String, _ layer: String) throws -> Int64 {
-        if let id = try db.integer("SELECT id FROM layers WHERE run_id = ? AND name = ?", [runID, layer]) {
-            return id
-        }
-        let known = try db.query("SELECT name FROM layers WHERE run_id = ? ORDER BY position", [runID]) { $0.text(0) }
-        throw StoreError.layerNotFound(runID: runID, layer: layer, known: known.compactMap { $0 })
-    }
-
-    func attemptID(_ db: SQLiteDatabase, layerID: Int64, number: Int) throws -> Int64? {
-        try db.integer("SELECT id FROM attempts WHERE layer_id = ? AND number = ?", [layerID, number])
-    }
-
-    /// Notes a write to the run: the last sign of life of its owner, should it die.
-    func touch(_ db: SQLiteDatabase, _ runID: String) throws {
-        try db.execute("UPDATE runs SET updated_at = ? WHERE id = ?", [now(), runID])
-    }
-
-    func now() -> String { StoreTimestamp.format(clock()) }
-
-    // MARK: - Reading values back
-
-    func decode<Value: RawRepresentable>(_ type: Value.Type, _ raw: String?, _ what: String) throws -> Value
-    where Value.RawValue == String {
-        guard let raw, let value = Value(rawValue: raw) else {
-            throw StoreError.unreadable(path: path, detail: "\(what) is '\(raw ?? "NULL")'")
-        }
-        return value
-    }
-
-    func date(_ text: String?, _ what: String) throws -> Date {
-        guard let text, let date = StoreTimestamp.parse(text) else {
-            throw StoreError.unreadable(path: path, detail: "\(what) is '\(text ?? "NULL")', not a UTC time")
-        }
-        return date
-    }
-
-    func optionalDate(_ text: String?, _ what: String) throws -> Date? {
-        try text.map { try date($0, what) }
-    }
-
-    func json<T: Decodable>(_ type: T.Type, _ text: String?, _ what: String) throws -> T {
-        try StoreJSON.decode(type, from: text ?? "null", path: path, what: what)
     }
 }

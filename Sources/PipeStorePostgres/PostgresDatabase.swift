@@ -1,5 +1,6 @@
 import CPQ
 import Foundation
+import PipeStore
 
 /// One libpq connection: sends every statement with its parameters apart from the SQL text (`PQexecParams`, never
 /// spliced in), checks every result in one place, and reconnects when the server went away.
@@ -7,7 +8,8 @@ import Foundation
 /// Statements are written with SQLite's placeholders (`?`, `?1`), which are turned into PostgreSQL's (`$1`)
 /// outside quoted text, so the two stores' SQL reads alike. Not thread-safe by itself: its owner serializes calls,
 /// as `PostgresRunStore` does with a lock. Results never leave it; rows are handed to closures.
-public final class PostgresDatabase {
+public final class PostgresDatabase: StoreDatabase {
+    public var dialect: SQLDialect { .postgresql }
     public let target: PostgresTarget
     /// How long a lost connection is tried again, in all, before a request fails.
     public let reconnectSeconds: Double
@@ -34,14 +36,14 @@ public final class PostgresDatabase {
 
     /// Runs one statement; returns the number of rows it changed.
     @discardableResult
-    public func execute(_ sql: String, _ values: [any PostgresBindable] = []) throws -> Int {
+    public func execute(_ sql: String, _ values: [any StoreBindable]) throws -> Int {
         try withResult(sql, values) { result in Int(String(cString: PQcmdTuples(result))) ?? 0 }
     }
 
     /// Runs a query and maps each row.
-    public func query<T>(
-        _ sql: String, _ values: [any PostgresBindable] = [], _ map: (PostgresRow) throws -> T
-    ) throws -> [T] {
+    public func query<T>(_ sql: String, _ values: [any StoreBindable], _ map: (any StoreRow) throws -> T) throws
+        -> [T]
+    {
         try withResult(sql, values) { result in
             let columns = PQnfields(result)
             return try (0..<PQntuples(result)).map { row in
@@ -56,21 +58,22 @@ public final class PostgresDatabase {
     }
 
     /// The first row of a query, mapped, or `nil` when there is none.
-    public func first<T>(
-        _ sql: String, _ values: [any PostgresBindable] = [], _ map: (PostgresRow) throws -> T
-    ) throws -> T? {
+    public func first<T>(_ sql: String, _ values: [any StoreBindable], _ map: (any StoreRow) throws -> T) throws
+        -> T?
+    {
         try query(sql, values, map).first
     }
 
-    /// The first column of the first row as an integer; `nil` without a row or for `NULL`.
-    public func integer(_ sql: String, _ values: [any PostgresBindable] = []) throws -> Int64? {
-        try first(sql, values) { $0.int64(0) } ?? nil
+    /// Runs one `INSERT … RETURNING column`.
+    public func insert(_ sql: String, _ values: [any StoreBindable], returning column: String) throws -> Int64 {
+        guard let key = try integer(sql + " RETURNING " + column, values) else {
+            throw PostgresError(
+                sqlState: "", message: "the server returned no \(column)", context: "running \(Self.abbreviated(sql))")
+        }
+        return key
     }
 
-    /// The first column of the first row as text; `nil` without a row or for `NULL`.
-    public func text(_ sql: String, _ values: [any PostgresBindable] = []) throws -> String? {
-        try first(sql, values) { $0.text(0) } ?? nil
-    }
+    public func isInvalidValue(_ error: any Error) -> Bool { (error as? PostgresError)?.isInvalidValue ?? false }
 
     /// Runs a script of several statements without parameters (schema migrations).
     public func executeScript(_ sql: String) throws {
@@ -180,13 +183,13 @@ public final class PostgresDatabase {
 
     // MARK: - The one place results are checked
 
-    private func withResult<T>(_ sql: String, _ values: [any PostgresBindable], _ body: (OpaquePointer) throws -> T)
+    private func withResult<T>(_ sql: String, _ values: [any StoreBindable], _ body: (OpaquePointer) throws -> T)
         throws -> T
     {
         let connection = try connected()
         let statement = Self.numberedPlaceholders(sql)
-        let texts = values.map(\.postgresText)
-        let types = values.map(\.postgresType)
+        let texts = values.map { PostgresParameter.text($0.storeValue) }
+        let types = values.map { PostgresParameter.type($0.boundType) }
         let result = withOptionalCStrings(texts) { pointers in
             PQexecParams(connection, statement, Int32(values.count), types, pointers, nil, nil, 0)
         }
@@ -266,6 +269,6 @@ private func withCStrings<R>(_ strings: [String], _ body: ([UnsafePointer<CChar>
 
 private func withOptionalCStrings<R>(_ strings: [String?], _ body: ([UnsafePointer<CChar>?]) -> R) -> R {
     let copies = strings.map { $0.map { strdup($0) } ?? nil }
-    defer { copies.forEach { free($0) } }
+    defer { for copy in copies { free(copy) } }
     return body(copies.map { $0.map { UnsafePointer($0) } })
 }

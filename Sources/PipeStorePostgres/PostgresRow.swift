@@ -1,5 +1,7 @@
+import PipeStore
+
 /// One row of a query's result, every column as the server's text form.
-public struct PostgresRow {
+public struct PostgresRow: StoreRow {
     let values: [String?]
 
     /// Whether column `index` (0-based) is `NULL`.
@@ -20,9 +22,6 @@ public struct PostgresRow {
         case let value?: return Int64(value) ?? Double(value).map { Int64($0) }
         }
     }
-
-    /// Column `index` as an `Int`; `nil` for `NULL`.
-    public func int(_ index: Int32) -> Int? { int64(index).map { Int($0) } }
 
     /// Column `index` as a floating-point number; `nil` for `NULL`.
     public func double(_ index: Int32) -> Double? {

@@ -3,7 +3,8 @@ import PipeCore
 import PipeStore
 
 /// The run store on a PostgreSQL server (`--store postgres://…`), for coordinators that outgrow one machine: the
-/// same `RunStore` as `SQLiteRunStore`, over the same tables (`PostgresStoreSchema`), through libpq.
+/// same store code as `SQLiteRunStore` (`RelationalRunStore`), over the same tables (`PostgresStoreSchema`),
+/// through libpq.
 ///
 /// Writes are short transactions that first take the store's one advisory lock, so they run one at a time as
 /// SQLite's do and every check-then-write holds as it does there; reads take a snapshot and never wait. A
@@ -11,10 +12,12 @@ import PipeStore
 /// Opening applies the missing migrations in one transaction (PostgreSQL's DDL is transactional) and refuses a
 /// database of another program or of a newer Pipe. One instance may be used from several threads: calls are
 /// serialized by a lock, over one connection.
-public final class PostgresRunStore: RunStore, @unchecked Sendable {
+public final class PostgresRunStore: RelationalRunStore, @unchecked Sendable {
     public let target: PostgresTarget
     let database: PostgresDatabase
-    let clock: () -> Date
+    public let clock: () -> Date
+    public var location: String { target.description }
+    public var dialect: SQLDialect { .postgresql }
     private let lock = NSLock()
 
     /// The schema version this Pipe writes and understands up to (the SQLite store's, number for number).
@@ -103,12 +106,12 @@ public final class PostgresRunStore: RunStore, @unchecked Sendable {
     // MARK: - Running requests
 
     /// Runs `body` in a write transaction, under the lock.
-    func write<T>(_ body: (PostgresDatabase) throws -> T) throws -> T {
+    public func write<T>(_ body: (any StoreDatabase) throws -> T) throws -> T {
         try locked { try database.transaction(.write) { try body(database) } }
     }
 
     /// Runs `body` in a read transaction (one consistent snapshot), under the lock.
-    func read<T>(_ body: (PostgresDatabase) throws -> T) throws -> T {
+    public func read<T>(_ body: (any StoreDatabase) throws -> T) throws -> T {
         try locked { try database.transaction(.read) { try body(database) } }
     }
 
@@ -123,67 +126,5 @@ public final class PostgresRunStore: RunStore, @unchecked Sendable {
         } catch let error as PostgresError {
             throw PostgresStoreError.database(target: target.description, error)
         }
-    }
-
-    // MARK: - Shared steps
-
-    /// The status of a run that may still be written; refuses unknown and interrupted runs.
-    @discardableResult
-    func requireWritableRun(_ db: PostgresDatabase, _ runID: String) throws -> RunStatus {
-        let status = try runStatus(db, runID)
-        if status == .interrupted { throw StoreError.runInterrupted(runID) }
-        return status
-    }
-
-    func runStatus(_ db: PostgresDatabase, _ runID: String) throws -> RunStatus {
-        guard let raw = try db.text("SELECT status FROM runs WHERE id = ?", [runID]) else {
-            throw StoreError.runNotFound(runID)
-        }
-        return try decode(RunStatus.self, raw, "the status of run \(runID)")
-    }
-
-    func layerID(_ db: PostgresDatabase, _ runID: String, _ layer: String) throws -> Int64 {
-        if let id = try db.integer("SELECT id FROM layers WHERE run_id = ? AND name = ?", [runID, layer]) {
-            return id
-        }
-        let known = try db.query("SELECT name FROM layers WHERE run_id = ? ORDER BY position", [runID]) { $0.text(0) }
-        throw StoreError.layerNotFound(runID: runID, layer: layer, known: known.compactMap { $0 })
-    }
-
-    func attemptID(_ db: PostgresDatabase, layerID: Int64, number: Int) throws -> Int64? {
-        try db.integer("SELECT id FROM attempts WHERE layer_id = ? AND number = ?", [layerID, number])
-    }
-
-    /// Notes a write to the run: the last sign of life of its owner, should it die.
-    func touch(_ db: PostgresDatabase, _ runID: String) throws {
-        try db.execute("UPDATE runs SET updated_at = ? WHERE id = ?", [now(), runID])
-    }
-
-    func now() -> String { StoreTimestamp.format(clock()) }
-
-    // MARK: - Reading values back
-
-    func decode<Value: RawRepresentable>(_ type: Value.Type, _ raw: String?, _ what: String) throws -> Value
-    where Value.RawValue == String {
-        guard let raw, let value = Value(rawValue: raw) else {
-            throw StoreError.unreadable(path: target.description, detail: "\(what) is '\(raw ?? "NULL")'")
-        }
-        return value
-    }
-
-    func date(_ text: String?, _ what: String) throws -> Date {
-        guard let text, let date = StoreTimestamp.parse(text) else {
-            throw StoreError.unreadable(
-                path: target.description, detail: "\(what) is '\(text ?? "NULL")', not a UTC time")
-        }
-        return date
-    }
-
-    func optionalDate(_ text: String?, _ what: String) throws -> Date? {
-        try text.map { try date($0, what) }
-    }
-
-    func json<T: Decodable>(_ type: T.Type, _ text: String?, _ what: String) throws -> T {
-        try StoreJSON.decode(type, from: text ?? "null", path: target.description, what: what)
     }
 }

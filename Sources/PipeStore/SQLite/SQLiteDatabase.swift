@@ -6,7 +6,9 @@ import Foundation
 ///
 /// Not thread-safe by itself (opened `NOMUTEX`): its owner serializes calls, as `SQLiteRunStore` does with a
 /// lock. Statements never leave it; rows are handed to closures.
-public final class SQLiteDatabase {
+public final class SQLiteDatabase: StoreDatabase {
+    public var dialect: SQLDialect { .sqlite }
+
     /// The file, as given.
     public let path: String
     /// How long a write waits for another connection's lock before the transaction is retried.
@@ -54,7 +56,7 @@ public final class SQLiteDatabase {
 
     /// Runs one statement to its end; returns the number of rows it changed.
     @discardableResult
-    public func execute(_ sql: String, _ values: [any SQLiteBindable] = []) throws -> Int {
+    public func execute(_ sql: String, _ values: [any StoreBindable] = []) throws -> Int {
         let db = try connection()
         try withStatement(sql, values) { statement in
             while try step(statement) {}
@@ -63,7 +65,7 @@ public final class SQLiteDatabase {
     }
 
     /// Runs a query and maps each row.
-    public func query<T>(_ sql: String, _ values: [any SQLiteBindable] = [], _ map: (SQLiteRow) throws -> T) throws
+    public func query<T>(_ sql: String, _ values: [any StoreBindable] = [], _ map: (any StoreRow) throws -> T) throws
         -> [T]
     {
         try withStatement(sql, values) { statement in
@@ -74,7 +76,7 @@ public final class SQLiteDatabase {
     }
 
     /// The first row of a query, mapped, or `nil` when there is none.
-    public func first<T>(_ sql: String, _ values: [any SQLiteBindable] = [], _ map: (SQLiteRow) throws -> T) throws
+    public func first<T>(_ sql: String, _ values: [any StoreBindable] = [], _ map: (any StoreRow) throws -> T) throws
         -> T?
     {
         try withStatement(sql, values) { statement in
@@ -83,12 +85,12 @@ public final class SQLiteDatabase {
     }
 
     /// The first column of the first row as an integer; `nil` without a row or for `NULL`.
-    public func integer(_ sql: String, _ values: [any SQLiteBindable] = []) throws -> Int64? {
+    public func integer(_ sql: String, _ values: [any StoreBindable] = []) throws -> Int64? {
         try first(sql, values) { $0.int64(0) } ?? nil
     }
 
     /// The first column of the first row as text; `nil` without a row or for `NULL`.
-    public func text(_ sql: String, _ values: [any SQLiteBindable] = []) throws -> String? {
+    public func text(_ sql: String, _ values: [any StoreBindable] = []) throws -> String? {
         try first(sql, values) { $0.text(0) } ?? nil
     }
 
@@ -96,6 +98,16 @@ public final class SQLiteDatabase {
     public func executeScript(_ sql: String) throws {
         let db = try connection()
         try check(sqlite3_exec(db, sql, nil, nil, nil), "running \(abbreviated(sql))")
+    }
+
+    /// Runs one `INSERT`; the new row's key is its row id (`column` is an `INTEGER PRIMARY KEY`, the row id's alias).
+    public func insert(_ sql: String, _ values: [any StoreBindable], returning column: String) throws -> Int64 {
+        try execute(sql, values)
+        return lastInsertRowID
+    }
+
+    public func isInvalidValue(_ error: any Error) -> Bool {
+        (error as? SQLiteError)?.extendedCode == SQLiteError.constraintCheck
     }
 
     /// The row id of the last row inserted on this connection.
@@ -184,7 +196,7 @@ public final class SQLiteDatabase {
         return handle
     }
 
-    private func withStatement<T>(_ sql: String, _ values: [any SQLiteBindable], _ body: (SQLiteStatement) throws -> T)
+    private func withStatement<T>(_ sql: String, _ values: [any StoreBindable], _ body: (SQLiteStatement) throws -> T)
         throws -> T
     {
         let statement = try prepared(sql)
@@ -210,7 +222,7 @@ public final class SQLiteDatabase {
         return statement
     }
 
-    private func bind(_ values: [any SQLiteBindable], to statement: SQLiteStatement) throws {
+    private func bind(_ values: [any StoreBindable], to statement: SQLiteStatement) throws {
         let expected = Int(sqlite3_bind_parameter_count(statement.pointer))
         guard expected == values.count else {
             throw SQLiteError(
@@ -220,7 +232,7 @@ public final class SQLiteDatabase {
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
-            switch value.sqliteValue {
+            switch value.storeValue {
             case .null:
                 code = sqlite3_bind_null(statement.pointer, index)
             case .integer(let number):

@@ -2,7 +2,7 @@ import CSQLite
 import Foundation
 
 /// The current row of a statement being stepped; valid only inside the closure that receives it.
-public struct SQLiteRow {
+public struct SQLiteRow: StoreRow {
     let statement: OpaquePointer
 
     /// Whether column `index` (0-based) is `NULL`.
@@ -12,9 +12,6 @@ public struct SQLiteRow {
     public func int64(_ index: Int32) -> Int64? {
         isNull(index) ? nil : sqlite3_column_int64(statement, index)
     }
-
-    /// Column `index` as an `Int`; `nil` for `NULL`.
-    public func int(_ index: Int32) -> Int? { int64(index).map { Int($0) } }
 
     /// Column `index` as a floating-point number; `nil` for `NULL`.
     public func double(_ index: Int32) -> Double? {

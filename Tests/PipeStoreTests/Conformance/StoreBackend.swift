@@ -10,7 +10,7 @@ enum StoreBackend: String, CaseIterable {
     case sqlite
     case postgres
 
-    typealias Store = RunStore & AuditLogStore
+    typealias Store = any RelationalRunStore
 
     /// Opens a new, empty store; `folder` holds the SQLite file.
     func open(in folder: TemporaryDirectory, clock: @escaping () -> Date) throws -> Store {

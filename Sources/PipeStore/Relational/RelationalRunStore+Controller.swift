@@ -3,7 +3,7 @@ import PipeCore
 
 /// The controller's own records (schema version 4): the lock that admits one controller per store, each
 /// schedule's last slot, each watch's last seen heads.
-extension SQLiteRunStore {
+extension RelationalRunStore {
     public func acquireControllerLock(
         owner: RunOwner, configPath: String?, at date: Date, isOwnerAlive: (RunOwner) -> RunOwner.Liveness
     ) throws -> ControllerLockOutcome {
@@ -33,7 +33,7 @@ extension SQLiteRunStore {
     public func releaseControllerLock(owner: RunOwner) throws -> Bool {
         try write { db in
             try db.execute(
-                "DELETE FROM controller_lock WHERE id = 1 AND owner_host = ? AND owner_pid = ? AND owner_start IS ?",
+                "DELETE FROM controller_lock WHERE id = 1 AND owner_host = ? AND owner_pid = ? AND owner_start \(db.dialect.isSame) ?",
                 [owner.hostname, owner.pid, owner.processStart]) == 1
         }
     }
@@ -42,7 +42,7 @@ extension SQLiteRunStore {
         try read { db in try lockRow(db) }
     }
 
-    private func lockRow(_ db: SQLiteDatabase) throws -> ControllerLock? {
+    private func lockRow(_ db: any StoreDatabase) throws -> ControllerLock? {
         try db.first(
             "SELECT owner_host, owner_pid, owner_start, acquired_at, config_path FROM controller_lock WHERE id = 1"
         ) { row in
@@ -100,7 +100,7 @@ extension SQLiteRunStore {
         }
     }
 
-    private func scheduleRow(_ db: SQLiteDatabase, _ name: String) throws -> ScheduleState {
+    private func scheduleRow(_ db: any StoreDatabase, _ name: String) throws -> ScheduleState {
         guard
             let state = try db.first(
                 "SELECT name, baseline, last_slot, last_run_id FROM schedule_state WHERE name = ?", [name],
@@ -109,7 +109,7 @@ extension SQLiteRunStore {
         return state
     }
 
-    private func scheduleState(from row: SQLiteRow) throws -> ScheduleState {
+    private func scheduleState(from row: any StoreRow) throws -> ScheduleState {
         let name = row.text(0) ?? ""
         return ScheduleState(
             name: name, baseline: try date(row.text(1), "the baseline of schedule \(name)"),

@@ -1,8 +1,7 @@
 import Foundation
 import PipeCore
-import PipeStore
 
-extension PostgresRunStore: AuditLogStore {
+extension RelationalRunStore {
     public func appendAudit(source: String, entry: String, at date: Date) throws {
         _ = try write { db in
             try db.execute(

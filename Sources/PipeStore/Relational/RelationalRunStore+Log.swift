@@ -1,21 +1,18 @@
 import Foundation
 import PipeCore
-import PipeStore
 
 /// Sign-offs and events: append-only tables (SQL triggers refuse updates, and deletes except with the run).
-extension PostgresRunStore {
+extension RelationalRunStore {
     @discardableResult
     public func appendSignoff(_ signoff: SignoffRequest) throws -> Signoff {
         let at = StoreTimestamp.format(signoff.at)
         return try write { db in
             _ = try runStatus(db, signoff.runID)
             let layerID = try layerID(db, signoff.runID, signoff.layer)
-            let id =
-                try db.integer(
-                    """
-                    INSERT INTO signoffs (run_id, layer_id, decision, signed_by, note, at) VALUES (?, ?, ?, ?, ?, ?)
-                    RETURNING id
-                    """, [signoff.runID, layerID, signoff.decision.rawValue, signoff.signedBy, signoff.note, at]) ?? 0
+            let id = try db.insert(
+                "INSERT INTO signoffs (run_id, layer_id, decision, signed_by, note, at) VALUES (?, ?, ?, ?, ?, ?)",
+                [signoff.runID, layerID, signoff.decision.rawValue, signoff.signedBy, signoff.note, at],
+                returning: "id")
             // Only a manual layer takes its outcome from sign-offs; the latest one decides.
             var evidence = "\(signoff.decision.rawValue) by \(signoff.signedBy) at \(at)"
             if let note = signoff.note, !note.isEmpty { evidence += ": \(note)" }
@@ -43,7 +40,7 @@ extension PostgresRunStore {
         }
     }
 
-    func signoffs(_ db: PostgresDatabase, _ runID: String) throws -> [Signoff] {
+    func signoffs(_ db: any StoreDatabase, _ runID: String) throws -> [Signoff] {
         try db.query(
             """
             SELECT s.id, l.name, s.decision, s.signed_by, s.note, s.at
@@ -65,17 +62,17 @@ extension PostgresRunStore {
             var sequences: [Int64] = []
             sequences.reserveCapacity(events.count)
             for event in events {
-                let sequence: Int64?
                 do {
-                    sequence = try db.integer(
-                        "INSERT INTO events (run_id, layer, type, payload, at) VALUES (?, ?, ?, ?, ?) RETURNING sequence",
-                        [runID, event.layer, event.type, event.payload, StoreTimestamp.format(event.at)])
-                } catch let error as PostgresError where error.isInvalidValue {
+                    sequences.append(
+                        try db.insert(
+                            "INSERT INTO events (run_id, layer, type, payload, at) VALUES (?, ?, ?, ?, ?)",
+                            [runID, event.layer, event.type, event.payload, StoreTimestamp.format(event.at)],
+                            returning: "sequence"))
+                } catch  where db.isInvalidValue(error) {
                     throw StoreError.invalidInput(
                         "the payload of a '\(event.type)' event of run \(runID) is not valid JSON: "
                             + event.payload.prefix(80))
                 }
-                sequences.append(sequence ?? 0)
             }
             try touch(db, runID)
             return sequences

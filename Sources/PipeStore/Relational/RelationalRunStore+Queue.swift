@@ -8,19 +8,21 @@ import PipeCore
 /// processes claiming one item only one changes it. A trigger key is a `UNIQUE` column: a second request for the
 /// same commit or schedule slot cannot be added, whichever process asks. Items are never deleted by the controller:
 /// they are the history of what was asked and what became of it.
-extension SQLiteRunStore: RunQueue {
-    static let queueColumns = """
+extension RelationalRunStore {
+    static var queueColumns: String {
+        """
         run_id, pipeline, ref, parameters, source, priority, requested_by, reason, trigger_key, state, attempt,
         requeue_of, enqueued_at, claimed_at, claimed_host, claimed_pid, claimed_start, finished_at, problem, forge,
         rerun_of
         """
+    }
 
     public func enqueue(_ request: QueueRequest, at date: Date) throws -> EnqueueOutcome {
         try write { db in try insertQueued(db, request, at: date) }
     }
 
     func insertQueued(
-        _ db: SQLiteDatabase, _ request: QueueRequest, at date: Date, attempt: Int = 1,
+        _ db: any StoreDatabase, _ request: QueueRequest, at date: Date, attempt: Int = 1,
         requeueOf: String? = nil, enqueuedAt: Date? = nil
     ) throws -> EnqueueOutcome {
         try requireName(request.pipeline, "pipeline name")
@@ -60,7 +62,7 @@ extension SQLiteRunStore: RunQueue {
     public func queueItems(states: Set<QueuedRun.State>?, limit: Int) throws -> [QueuedRun] {
         try read { db in
             var sql = "SELECT \(Self.queueColumns) FROM run_queue"
-            var values: [any SQLiteBindable] = []
+            var values: [any StoreBindable] = []
             if let states {
                 guard !states.isEmpty else { return [] }
                 sql += " WHERE state IN (\(states.map { _ in "?" }.joined(separator: ", ")))"
@@ -85,7 +87,7 @@ extension SQLiteRunStore: RunQueue {
         try read { db in try queueItem(db, runID) }
     }
 
-    func queueItem(_ db: SQLiteDatabase, _ runID: String) throws -> QueuedRun? {
+    func queueItem(_ db: any StoreDatabase, _ runID: String) throws -> QueuedRun? {
         try db.first("SELECT \(Self.queueColumns) FROM run_queue WHERE run_id = ?", [runID]) {
             try queuedRun(from: $0)
         }
@@ -104,7 +106,7 @@ extension SQLiteRunStore: RunQueue {
         }
     }
 
-    private func claimOne(_ db: SQLiteDatabase, runID: String, owner: RunOwner, at date: Date) throws -> Bool {
+    private func claimOne(_ db: any StoreDatabase, runID: String, owner: RunOwner, at date: Date) throws -> Bool {
         try db.execute(
             """
             UPDATE run_queue SET state = 'claimed', claimed_at = ?, claimed_host = ?, claimed_pid = ?,
@@ -177,7 +179,7 @@ extension SQLiteRunStore: RunQueue {
         }
     }
 
-    private func requireQueueItem(_ db: SQLiteDatabase, _ runID: String) throws {
+    private func requireQueueItem(_ db: any StoreDatabase, _ runID: String) throws {
         guard try db.integer("SELECT 1 FROM run_queue WHERE run_id = ?", [runID]) != nil else {
             throw StoreError.runNotFound(runID)
         }
@@ -189,7 +191,7 @@ extension SQLiteRunStore: RunQueue {
         return try json([String: String].self, text, "the parameters of queued run \(runID)")
     }
 
-    private func queuedRun(from row: SQLiteRow) throws -> QueuedRun {
+    private func queuedRun(from row: any StoreRow) throws -> QueuedRun {
         let runID = row.text(0) ?? ""
         let source = try decode(QueueSource.self, row.text(4), "the source of queued run \(runID)")
         let owner = row.int64(15).map {

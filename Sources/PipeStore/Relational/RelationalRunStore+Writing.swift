@@ -2,7 +2,7 @@ import Foundation
 import PipeBasics
 import PipeCore
 
-extension SQLiteRunStore {
+extension RelationalRunStore {
     public func createRun(_ record: RunRecord, owner: RunOwner) throws {
         guard RunID(record.runID) != nil else {
             throw StoreError.invalidInput(
@@ -172,22 +172,22 @@ extension SQLiteRunStore {
 
     // MARK: - Rows
 
-    private func insertLayer(_ db: SQLiteDatabase, runID: String, position: Int, _ layer: RunRecord.LayerRecord) throws
+    private func insertLayer(_ db: any StoreDatabase, runID: String, position: Int, _ layer: RunRecord.LayerRecord)
+        throws
     {
         let ends = try layer.attempts.compactMap(\.finishedAt).map {
             try StoreTimestamp.normalize($0, field: "the end of layer \(layer.name)")
         }
-        try db.execute(
+        let layerID = try db.insert(
             """
             INSERT INTO layers (run_id, position, name, plugin, gate, needs, outcome, evidence, started_at, finished_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
             [
                 runID, position, layer.name, layer.plugin, layer.gate.rawValue, try StoreJSON.encode(layer.needs),
-                layer.outcome?.rawValue, try StoreJSON.encode(layer.evidence), SQLiteValue.null,
-                layer.outcome == nil ? SQLiteValue.null : ends.max().sqliteValue,
-            ])
-        let layerID = db.lastInsertRowID
+                layer.outcome?.rawValue, try StoreJSON.encode(layer.evidence), StoreValue.null,
+                layer.outcome == nil ? nil : ends.max(),
+            ], returning: "id")
         // The layer's start is its first attempt's, set as each attempt is inserted.
         if layer.attempts.isEmpty && !layer.tests.isEmpty {
             throw StoreError.invalidInput(
@@ -201,7 +201,7 @@ extension SQLiteRunStore {
     }
 
     private func insertAttempt(
-        _ db: SQLiteDatabase, runID: String, layerID: Int64, _ attempt: RunRecord.AttemptRecord,
+        _ db: any StoreDatabase, runID: String, layerID: Int64, _ attempt: RunRecord.AttemptRecord,
         tests: [TestCaseResult]
     ) throws {
         guard attempt.attempt >= 1 else {
@@ -210,7 +210,7 @@ extension SQLiteRunStore {
         let place = "run \(runID), attempt \(attempt.attempt)"
         let startedAt = try StoreTimestamp.normalize(attempt.startedAt, field: "the start of \(place)")
         let finishedAt = try attempt.finishedAt.map { try StoreTimestamp.normalize($0, field: "the end of \(place)") }
-        try db.execute(
+        let attemptID = try db.insert(
             """
             INSERT INTO attempts (layer_id, number, outcome, evidence, exit, simulator_udid, started_at, finished_at,
                 duration_seconds, facts)
@@ -220,16 +220,15 @@ extension SQLiteRunStore {
                 layerID, attempt.attempt, attempt.outcome?.rawValue, try StoreJSON.encode(attempt.evidence),
                 attempt.exit, attempt.simulatorUDID, startedAt, finishedAt, attempt.durationSeconds,
                 try StoreJSON.encode(attempt.facts),
-            ])
-        let attemptID = db.lastInsertRowID
+            ], returning: "id")
         try db.execute(
-            "UPDATE layers SET started_at = min(coalesce(started_at, ?), ?) WHERE id = ?",
+            "UPDATE layers SET started_at = \(db.dialect.least("coalesce(started_at, ?)", "?")) WHERE id = ?",
             [startedAt, startedAt, layerID])
         try upsertArtifacts(db, runID: runID, attemptID: attemptID, attempt.artifacts)
         try upsertTests(db, attemptID: attemptID, tests)
     }
 
-    private func upsertTests(_ db: SQLiteDatabase, attemptID: Int64, _ results: [TestCaseResult]) throws {
+    private func upsertTests(_ db: any StoreDatabase, attemptID: Int64, _ results: [TestCaseResult]) throws {
         for result in results {
             try db.execute(
                 """
@@ -247,7 +246,9 @@ extension SQLiteRunStore {
         }
     }
 
-    private func upsertArtifacts(_ db: SQLiteDatabase, runID: String, attemptID: Int64?, _ artifacts: [ArtifactRecord])
+    private func upsertArtifacts(
+        _ db: any StoreDatabase, runID: String, attemptID: Int64?, _ artifacts: [ArtifactRecord]
+    )
         throws
     {
         for artifact in artifacts {

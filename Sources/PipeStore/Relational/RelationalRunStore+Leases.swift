@@ -7,7 +7,7 @@ import PipeCore
 /// time: counting the slots in use and taking one cannot be split by another process. Unique indexes back the two
 /// rules up (one lease per simulator of a host, one slot lease per run and host), so even a bug in this file could
 /// not put two runs on one simulator. Released leases are deleted: the run's events tell its history.
-extension SQLiteRunStore: HostLeaseStore {
+extension RelationalRunStore {
     public func leaseHostSlot(
         host: String, capacity: Int, runID: String, owner: RunOwner, at date: Date,
         isOwnerAlive: (RunOwner) -> RunOwner.Liveness
@@ -79,7 +79,7 @@ extension SQLiteRunStore: HostLeaseStore {
 
     public func activeLeases(host: String?) throws -> [HostLease] {
         try read { db in
-            guard let host else { return try leases(db, where: "1", []) }
+            guard let host else { return try leases(db, where: "1 = 1", []) }
             return try leases(db, where: "host = ?", [host])
         }
     }
@@ -91,14 +91,15 @@ extension SQLiteRunStore: HostLeaseStore {
 
     // MARK: - Steps
 
-    private static let leaseColumns =
+    private static var leaseColumns: String {
         "id, kind, host, simulator_udid, run_id, layer, owner_host, owner_pid, owner_start, acquired_at"
+    }
 
     /// The ids of leases (of `host`, or of every host) whose owner is dead. Owners are judged outside any
     /// transaction (`liveness()` reads /proc), each once.
     private func deadLeaseIDs(host: String?, isOwnerAlive: (RunOwner) -> RunOwner.Liveness) throws -> Set<Int64> {
         let held = try read { db in
-            try host.map { try leases(db, where: "host = ?", [$0]) } ?? leases(db, where: "1", [])
+            try host.map { try leases(db, where: "host = ?", [$0]) } ?? leases(db, where: "1 = 1", [])
         }
         var verdicts: [String: RunOwner.Liveness] = [:]
         var dead: Set<Int64> = []
@@ -113,7 +114,7 @@ extension SQLiteRunStore: HostLeaseStore {
 
     /// Deletes the leases judged dead (ids never come back: AUTOINCREMENT) and those whose run has ended, and
     /// returns them.
-    private func removeStaleLeases(_ db: SQLiteDatabase, host: String?, deadIDs: Set<Int64>) throws -> [HostLease] {
+    private func removeStaleLeases(_ db: any StoreDatabase, host: String?, deadIDs: Set<Int64>) throws -> [HostLease] {
         // One primary-key look-up per lease, not a scan of every run ever recorded.
         let ended =
             "EXISTS (SELECT 1 FROM runs WHERE runs.id = host_leases.run_id AND runs.status NOT IN "
@@ -132,24 +133,25 @@ extension SQLiteRunStore: HostLeaseStore {
     }
 
     private func insertLease(
-        _ db: SQLiteDatabase, kind: HostLease.Kind, host: String, udid: String?, runID: String, layer: String?,
+        _ db: any StoreDatabase, kind: HostLease.Kind, host: String, udid: String?, runID: String, layer: String?,
         owner: RunOwner, at date: Date
     ) throws -> HostLease {
         let acquired = StoreTimestamp.format(date)
-        try db.execute(
+        let id = try db.insert(
             """
             INSERT INTO host_leases (kind, host, simulator_udid, run_id, layer, owner_host, owner_pid, owner_start,
                 acquired_at)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [kind.rawValue, host, udid, runID, layer, owner.hostname, owner.pid, owner.processStart, acquired])
+            [kind.rawValue, host, udid, runID, layer, owner.hostname, owner.pid, owner.processStart, acquired],
+            returning: "id")
         return HostLease(
-            id: db.lastInsertRowID, kind: kind, host: host, simulatorUDID: udid, runID: runID, layer: layer,
+            id: id, kind: kind, host: host, simulatorUDID: udid, runID: runID, layer: layer,
             owner: owner, acquiredAt: try self.date(acquired, "a lease's time"))
     }
 
     /// Leases matching `condition` (SQL over the table's columns), oldest first.
-    private func leases(_ db: SQLiteDatabase, where condition: String, _ values: [any SQLiteBindable]) throws
+    private func leases(_ db: any StoreDatabase, where condition: String, _ values: [any StoreBindable]) throws
         -> [HostLease]
     {
         try db.query(

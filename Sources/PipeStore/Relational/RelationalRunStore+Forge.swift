@@ -7,11 +7,11 @@ import PipeCore
 /// A claim of an update is one `BEGIN IMMEDIATE` transaction that also marks the target's older waiting updates
 /// `superseded`, so whichever controllers share the store, one target is sent by one sender at a time, in order,
 /// and only its newest state goes out.
-extension SQLiteRunStore: ForgeStore {
+extension RelationalRunStore {
     /// How long a delivery is remembered: a replay within it is recognised by its body.
-    static let deliveriesKeptSeconds: TimeInterval = 90 * 24 * 3600
+    static var deliveriesKeptSeconds: TimeInterval { 90 * 24 * 3600 }
     /// How long sent and superseded updates stay, for `pipe forge` to show.
-    static let sentUpdatesKeptSeconds: TimeInterval = 30 * 24 * 3600
+    static var sentUpdatesKeptSeconds: TimeInterval { 30 * 24 * 3600 }
 
     public func recordDelivery(_ delivery: ForgeDelivery) throws -> ForgeDeliveryRecording {
         try requireName(delivery.forge, "forge name")
@@ -53,10 +53,12 @@ extension SQLiteRunStore: ForgeStore {
 
     // MARK: - The outbox
 
-    static let outboxColumns = """
+    static var outboxColumns: String {
+        """
         seq, forge, target, kind, payload, run_id, created_at, state, attempts, next_attempt_at, last_error,
         claimed_by, claimed_until, sent_at
         """
+    }
 
     public func enqueueForgeUpdate(_ draft: ForgeUpdate.Draft) throws -> ForgeUpdate {
         try requireName(draft.forge, "forge name")
@@ -69,12 +71,12 @@ extension SQLiteRunStore: ForgeStore {
             _ = try db.execute(
                 "DELETE FROM forge_outbox WHERE state IN ('sent', 'superseded') AND created_at < ?",
                 [StoreTimestamp.format(draft.createdAt.addingTimeInterval(-Self.sentUpdatesKeptSeconds))])
-            _ = try db.execute(
+            let sequence = try db.insert(
                 """
                 INSERT INTO forge_outbox (forge, target, kind, payload, run_id, created_at, state, next_attempt_at)
                 VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)
-                """, [draft.forge, draft.target, draft.kind, draft.payload, draft.runID, created, created])
-            let sequence = db.lastInsertRowID
+                """, [draft.forge, draft.target, draft.kind, draft.payload, draft.runID, created, created],
+                returning: "seq")
             guard let update = try outboxItem(db, sequence) else {
                 throw StoreError.invalidInput("the update for \(draft.target) was not written")
             }
@@ -100,13 +102,16 @@ extension SQLiteRunStore: ForgeStore {
                 WHERE state = 'sending' AND claimed_until <= ?
                 """, [now])
             let excluded = excludingForges.sorted()
+            // An empty `IN ()` is SQLite's alone: without exclusions the condition is left out.
+            let notExcluded =
+                excluded.isEmpty ? "" : "AND forge NOT IN (\(excluded.map { _ in "?" }.joined(separator: ", ")))"
             let target = try db.first(
                 """
                 SELECT forge, target FROM forge_outbox AS waiting
                 WHERE state = 'pending' AND next_attempt_at <= ? AND NOT EXISTS (
                     SELECT 1 FROM forge_outbox AS held
                     WHERE held.forge = waiting.forge AND held.target = waiting.target AND held.state = 'sending')
-                    AND forge NOT IN (\(excluded.map { _ in "?" }.joined(separator: ", ")))
+                    \(notExcluded)
                 ORDER BY seq LIMIT 1
                 """, [now] + excluded
             ) { row in (row.text(0) ?? "", row.text(1) ?? "") }
@@ -164,7 +169,7 @@ extension SQLiteRunStore: ForgeStore {
     public func forgeUpdates(states: Set<ForgeUpdate.State>?, limit: Int) throws -> [ForgeUpdate] {
         try read { db in
             var sql = "SELECT \(Self.outboxColumns) FROM forge_outbox"
-            var values: [any SQLiteBindable] = []
+            var values: [any StoreBindable] = []
             if let states {
                 guard !states.isEmpty else { return [] }
                 sql += " WHERE state IN (\(states.map { _ in "?" }.joined(separator: ", ")))"
@@ -176,13 +181,13 @@ extension SQLiteRunStore: ForgeStore {
         }
     }
 
-    private func outboxItem(_ db: SQLiteDatabase, _ sequence: Int64) throws -> ForgeUpdate? {
+    private func outboxItem(_ db: any StoreDatabase, _ sequence: Int64) throws -> ForgeUpdate? {
         try db.first("SELECT \(Self.outboxColumns) FROM forge_outbox WHERE seq = ?", [sequence]) {
             try outboxUpdate(from: $0)
         }
     }
 
-    private func outboxUpdate(from row: SQLiteRow) throws -> ForgeUpdate {
+    private func outboxUpdate(from row: any StoreRow) throws -> ForgeUpdate {
         let sequence = row.int64(0) ?? 0
         let what = "update \(sequence) of the forge outbox"
         return ForgeUpdate(

@@ -2,9 +2,9 @@ import Foundation
 import PipeCore
 
 /// Host health checks, in the `host_health` table (schema version 3).
-extension SQLiteRunStore {
+extension RelationalRunStore {
     /// Checks kept per host: enough to see a trend, never a growing table.
-    static let healthRecordsKept = 100
+    static var healthRecordsKept: Int { 100 }
 
     public func recordHealth(_ record: HostHealthRecord) throws {
         try requireName(record.host, "host name")
@@ -40,7 +40,7 @@ extension SQLiteRunStore {
         }
     }
 
-    private func health(_ db: SQLiteDatabase, host: String) throws -> HostHealth? {
+    private func health(_ db: any StoreDatabase, host: String) throws -> HostHealth? {
         let latest = try db.first(
             """
             SELECT checked_at, usable, problem, latency_seconds, source FROM host_health WHERE host = ?

@@ -2,7 +2,7 @@ import Foundation
 import PipeCore
 
 /// What one process asks of, or finds out about, the runs of another.
-extension SQLiteRunStore {
+extension RelationalRunStore {
     /// Besides marking each run, appends a `run-interrupted` event to its log (its owner cannot), whose payload
     /// names the owner, its last activity and the layers cancelled.
     public func markInterruptedRuns(at date: Date, isOwnerAlive: (RunOwner) -> RunOwner.Liveness) throws
@@ -32,13 +32,13 @@ extension SQLiteRunStore {
         return marked
     }
 
-    private func markInterrupted(_ db: SQLiteDatabase, runID: String, owner: RunOwner, at date: Date) throws
+    private func markInterrupted(_ db: any StoreDatabase, runID: String, owner: RunOwner, at date: Date) throws
         -> InterruptedRun?
     {
         let current = try db.first(
             """
             SELECT pipeline, updated_at, started_at, host_name, remote_run_folder FROM runs
-            WHERE id = ? AND status = ? AND owner_host = ? AND owner_pid = ? AND owner_start IS ?
+            WHERE id = ? AND status = ? AND owner_host = ? AND owner_pid = ? AND owner_start \(db.dialect.isSame) ?
             """, [runID, RunStatus.running.rawValue, owner.hostname, owner.pid, owner.processStart]
         ) { row in
             (
@@ -56,7 +56,7 @@ extension SQLiteRunStore {
 
         let open = try db.query(
             """
-            SELECT id, name, started_at IS NOT NULL FROM layers WHERE run_id = ? AND outcome IS NULL
+            SELECT id, name, \(db.dialect.integer("started_at IS NOT NULL")) FROM layers WHERE run_id = ? AND outcome IS NULL
             ORDER BY position
             """,
             [runID]
@@ -74,8 +74,8 @@ extension SQLiteRunStore {
                 ])
             try db.execute(
                 """
-                UPDATE attempts SET outcome = ?, evidence = json_insert(evidence, '$[#]', ?), finished_at = ?,
-                    duration_seconds = max(0, round((julianday(?) - julianday(started_at)) * 86400000.0) / 1000.0)
+                UPDATE attempts SET outcome = ?, evidence = \(db.dialect.appendingParameterToJSONArray("evidence")),
+                    finished_at = ?, duration_seconds = \(db.dialect.secondsFromColumnToParameter("started_at"))
                 WHERE layer_id = ? AND outcome IS NULL
                 """,
                 [LayerOutcome.cancelled.rawValue, evidence, current.lastActivity, current.lastActivity, layer.id])
@@ -103,12 +103,6 @@ extension SQLiteRunStore {
             artifacts: try artifacts(db, "run_id = ?", [runID]))
     }
 
-    private struct InterruptionPayload: Encodable {
-        var owner: RunOwner
-        var lastActivity: String
-        var cancelledLayers: [String]
-    }
-
     public func requestCancellation(runID: String, reason: String, requestedBy: String, at date: Date) throws
         -> CancellationOutcome
     {
@@ -132,7 +126,7 @@ extension SQLiteRunStore {
         }
     }
 
-    private func cancellation(_ db: SQLiteDatabase, _ runID: String) throws -> CancellationRequest? {
+    private func cancellation(_ db: any StoreDatabase, _ runID: String) throws -> CancellationRequest? {
         try db.first(
             """
             SELECT cancel_reason, cancel_requested_by, cancel_requested_at FROM runs
@@ -170,4 +164,11 @@ extension SQLiteRunStore {
                 [StoreTimestamp.format(date), runID])
         }
     }
+}
+
+/// The payload of a `run-interrupted` event.
+private struct InterruptionPayload: Encodable {
+    var owner: RunOwner
+    var lastActivity: String
+    var cancelledLayers: [String]
 }

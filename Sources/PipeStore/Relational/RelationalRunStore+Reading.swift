@@ -1,10 +1,10 @@
 import Foundation
 import PipeCore
 
-extension SQLiteRunStore {
+extension RelationalRunStore {
     public func listRuns(_ filter: RunFilter) throws -> [RunSummary] {
         var conditions: [String] = []
-        var values: [any SQLiteBindable] = []
+        var values: [any StoreBindable] = []
         if let pipeline = filter.pipeline {
             conditions.append("pipeline = ?")
             values.append(pipeline)
@@ -12,16 +12,16 @@ extension SQLiteRunStore {
         if !filter.statuses.isEmpty {
             let statuses = filter.statuses.map(\.rawValue).sorted()
             conditions.append("status IN (" + statuses.map { _ in "?" }.joined(separator: ", ") + ")")
-            values += statuses.map { $0 as any SQLiteBindable }
+            values += statuses.map { $0 as any StoreBindable }
         }
         if let since = filter.since {
             conditions.append("started_at >= ?")
             values.append(StoreTimestamp.format(since))
         }
-        values.append(filter.limit.map { max($0, 0) } ?? -1)
+        values.append(filter.limit.map { max($0, 0) } ?? dialect.noLimit)
         let sql = """
             SELECT id, pipeline, status, started_at, finished_at, duration_seconds, exit_code, commit_sha, host_name,
-                requested_by, trigger_kind, problem, cancel_requested_at IS NOT NULL
+                requested_by, trigger_kind, problem, \(dialect.integer("cancel_requested_at IS NOT NULL"))
             FROM runs \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
             ORDER BY started_at DESC, id DESC LIMIT ?
             """
@@ -59,12 +59,17 @@ extension SQLiteRunStore {
 
     public func runIDs(withPrefix prefix: String, limit: Int) throws -> [String] {
         // Run ids hold only digits, lower-case hex and dashes: anything else matches nothing, and the prefix then
-        // holds no GLOB pattern character, so the index on the id answers.
+        // holds no pattern character (GLOB's or LIKE's), so the index on the id answers.
         guard prefix.allSatisfy({ $0.isASCII && ($0.isNumber || ("a"..."f").contains($0) || $0 == "-") }) else {
             return []
         }
         return try read { db in
-            try db.query("SELECT id FROM runs WHERE id GLOB ? ORDER BY id LIMIT ?", [prefix + "*", max(limit, 0)]) {
+            try db.query(
+                """
+                SELECT id FROM runs WHERE \(db.dialect.startsWithParameter("id"))
+                ORDER BY \(db.dialect.byteOrder("id")) LIMIT ?
+                """, [db.dialect.prefixPattern(prefix), max(limit, 0)]
+            ) {
                 $0.text(0) ?? ""
             }
         }
@@ -72,7 +77,7 @@ extension SQLiteRunStore {
 
     // MARK: - One run in full
 
-    func storedRun(_ db: SQLiteDatabase, _ runID: String) throws -> StoredRun? {
+    func storedRun(_ db: any StoreDatabase, _ runID: String) throws -> StoredRun? {
         let head = try db.first(
             """
             SELECT pipeline, pipeline_file, status, record_schema_version, request, commit_sha, resolved_ref, host,
@@ -142,7 +147,7 @@ extension SQLiteRunStore {
         return run
     }
 
-    private func attempts(_ db: SQLiteDatabase, layerID: Int64, what: String) throws
+    private func attempts(_ db: any StoreDatabase, layerID: Int64, what: String) throws
         -> [(id: Int64, record: RunRecord.AttemptRecord)]
     {
         let rows = try db.query(
@@ -171,7 +176,7 @@ extension SQLiteRunStore {
         }
     }
 
-    func artifacts(_ db: SQLiteDatabase, _ condition: String, _ values: [any SQLiteBindable]) throws
+    func artifacts(_ db: any StoreDatabase, _ condition: String, _ values: [any StoreBindable]) throws
         -> [ArtifactRecord]
     {
         try db.query("SELECT kind, path, bytes, sha256 FROM artifacts WHERE \(condition) ORDER BY id", values) { row in
@@ -181,7 +186,7 @@ extension SQLiteRunStore {
         }
     }
 
-    private func tests(_ db: SQLiteDatabase, attemptID: Int64) throws -> [TestCaseResult] {
+    private func tests(_ db: any StoreDatabase, attemptID: Int64) throws -> [TestCaseResult] {
         try db.query(
             """
             SELECT identifier, status, duration_seconds, failure_message, failure_location

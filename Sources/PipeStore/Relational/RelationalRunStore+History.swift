@@ -2,9 +2,9 @@ import Foundation
 import PipeCore
 
 /// Pruning old runs, and the facts only history can tell: a test's record and its flakiness.
-extension SQLiteRunStore {
+extension RelationalRunStore {
     /// Runs removed per transaction, so a large prune never holds the write lock for long.
-    public static let pruneBatchSize = 100
+    public static var pruneBatchSize: Int { 100 }
 
     /// Removes at most `pruneBatchSize` runs per transaction, choosing them again in each.
     public func prune(_ policy: PrunePolicy) throws -> PruneReport {
@@ -16,7 +16,8 @@ extension SQLiteRunStore {
             throw StoreError.invalidInput("--keep takes a number of runs, 0 or more; got \(keep)")
         }
         if policy.dryRun {
-            return PruneReport(removed: try read { db in try pruneCandidates(db, policy, limit: -1) }, dryRun: true)
+            return PruneReport(
+                removed: try read { db in try pruneCandidates(db, policy, limit: db.dialect.noLimit) }, dryRun: true)
         }
         var removed: [PrunedRun] = []
         while true {
@@ -38,16 +39,16 @@ extension SQLiteRunStore {
         return PruneReport(removed: removed, dryRun: false)
     }
 
-    /// The runs `policy` removes, oldest first, with their artifacts; `limit` -1 for all.
-    private func pruneCandidates(_ db: SQLiteDatabase, _ policy: PrunePolicy, limit: Int) throws -> [PrunedRun] {
+    /// The runs `policy` removes, oldest first, with their artifacts; `limit` the dialect's `noLimit` for all.
+    private func pruneCandidates(_ db: any StoreDatabase, _ policy: PrunePolicy, limit: Int?) throws -> [PrunedRun] {
         let inProgress = [RunStatus.queued.rawValue, RunStatus.running.rawValue]
         let runs = try db.query(
             """
-            SELECT id, pipeline, status, started_at, host_name, remote_run_folder, remote_cleaned_at IS NULL
+            SELECT id, pipeline, status, started_at, host_name, remote_run_folder, \(db.dialect.integer("remote_cleaned_at IS NULL"))
             FROM (
                 SELECT *, row_number() OVER (ORDER BY started_at DESC, id DESC) AS newness FROM runs
                 WHERE status NOT IN (?, ?) AND (? IS NULL OR pipeline = ?)
-            )
+            ) AS ranked
             WHERE (? IS NULL OR newness > ?) AND (? IS NULL OR started_at < ?)
             ORDER BY started_at, id LIMIT ?
             """,
@@ -106,8 +107,9 @@ extension SQLiteRunStore {
         return try read { db in
             try db.query(
                 """
-                SELECT r.pipeline, l.name, t.identifier, r.commit_sha, sum(t.status = ?), sum(t.status = ?),
-                    group_concat(DISTINCT r.started_at || ' ' || r.id), max(a.started_at)
+                SELECT r.pipeline, l.name, t.identifier, r.commit_sha, sum(\(db.dialect.integer("t.status = ?"))),
+                    sum(\(db.dialect.integer("t.status = ?"))), \(db.dialect.distinctList("r.started_at || ' ' || r.id")),
+                    max(a.started_at)
                 FROM test_results t
                 JOIN attempts a ON a.id = t.attempt_id
                 JOIN layers l ON l.id = a.layer_id
@@ -115,7 +117,7 @@ extension SQLiteRunStore {
                 WHERE r.commit_sha IS NOT NULL AND t.status IN (?, ?) AND (? IS NULL OR r.pipeline = ?)
                     AND (? IS NULL OR a.started_at >= ?)
                 GROUP BY r.pipeline, l.name, t.identifier, r.commit_sha
-                HAVING sum(t.status = ?) > 0 AND sum(t.status = ?) > 0
+                HAVING sum(\(db.dialect.integer("t.status = ?"))) > 0 AND sum(\(db.dialect.integer("t.status = ?"))) > 0
                 ORDER BY max(a.started_at) DESC, r.pipeline, l.name, t.identifier
                 """,
                 [passed, failed, passed, failed, pipeline, pipeline, sinceText, sinceText, passed, failed]

@@ -1,0 +1,98 @@
+/// The places where the relational stores' SQL differs between SQLite and PostgreSQL; everything else is written
+/// once, in the SQL both accept.
+public enum SQLDialect: Sendable {
+    case sqlite
+    case postgresql
+
+    /// `a <same> b`: equality that holds for two `NULL`s.
+    var isSame: String {
+        switch self {
+        case .sqlite: return "IS"
+        case .postgresql: return "IS NOT DISTINCT FROM"
+        }
+    }
+
+    /// The smaller of two values (`NULL` when either is, on SQLite; the other one on PostgreSQL).
+    func least(_ first: String, _ second: String) -> String {
+        switch self {
+        case .sqlite: return "min(\(first), \(second))"
+        case .postgresql: return "LEAST(\(first), \(second))"
+        }
+    }
+
+    /// The larger of two values.
+    func greatest(_ first: String, _ second: String) -> String {
+        switch self {
+        case .sqlite: return "max(\(first), \(second))"
+        case .postgresql: return "GREATEST(\(first), \(second))"
+        }
+    }
+
+    /// A condition as the integer 1 or 0 (SQLite's comparisons already are; PostgreSQL's are booleans).
+    func integer(_ condition: String) -> String {
+        switch self {
+        case .sqlite: return condition
+        case .postgresql: return "(\(condition))::int"
+        }
+    }
+
+    /// The distinct values of a text expression in a group, joined by commas.
+    func distinctList(_ expression: String) -> String {
+        switch self {
+        case .sqlite: return "group_concat(DISTINCT \(expression))"
+        case .postgresql: return "string_agg(DISTINCT \(expression), ',')"
+        }
+    }
+
+    /// A JSON array column's text with one parameter (`?`, a string) appended to it.
+    func appendingParameterToJSONArray(_ column: String) -> String {
+        switch self {
+        case .sqlite: return "json_insert(\(column), '$[#]', ?)"
+        case .postgresql: return "(\(column)::jsonb || jsonb_build_array(?::text))::text"
+        }
+    }
+
+    /// The seconds from the timestamp column `start` to one parameter (`?`, a timestamp), rounded to the
+    /// millisecond and never below 0.
+    func secondsFromColumnToParameter(_ start: String) -> String {
+        switch self {
+        case .sqlite:
+            return "max(0, round((julianday(?) - julianday(\(start))) * 86400000.0) / 1000.0)"
+        case .postgresql:
+            return "GREATEST(0, round((extract(epoch FROM (?::timestamptz - \(start)::timestamptz)) * 1000)::numeric) "
+                + "/ 1000.0)"
+        }
+    }
+
+    /// `column` starting with one parameter, the pattern `prefixPattern(_:)` makes; the prefix must hold no
+    /// pattern character.
+    func startsWithParameter(_ column: String) -> String {
+        switch self {
+        case .sqlite: return "\(column) GLOB ?"
+        case .postgresql: return "\(column) LIKE ?"
+        }
+    }
+
+    func prefixPattern(_ prefix: String) -> String {
+        switch self {
+        case .sqlite: return prefix + "*"
+        case .postgresql: return prefix + "%"
+        }
+    }
+
+    /// An `ORDER BY` of text in byte order, as SQLite always sorts (PostgreSQL follows the database's locale).
+    func byteOrder(_ column: String) -> String {
+        switch self {
+        case .sqlite: return column
+        case .postgresql: return "\(column) COLLATE \"C\""
+        }
+    }
+
+    /// The `LIMIT` parameter that means no limit.
+    var noLimit: Int? {
+        switch self {
+        case .sqlite: return -1
+        case .postgresql: return nil
+        }
+    }
+}
