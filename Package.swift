@@ -96,7 +96,8 @@ let package = Package(
         .target(
             name: "PipeCLI",
             dependencies: [
-                "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
+                "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeStorePostgres",
+                "PipeReport",
                 "XcodebuildTestPlugin", "ChecklistPlugin", "ShellPlugin", "ExternalPlugin", "PipeServer",
                 "PipeChatOps", "PipeForge", "PipeHTTP", "PipeWeb",
             ],
@@ -135,7 +136,9 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeCLITests",
-            dependencies: ["PipeCLI", "PipeForge", "PipeHTTP", "PipeServer", "PipeSpec", "PipeTestSupport"],
+            dependencies: [
+                "PipeCLI", "PipeForge", "PipeHTTP", "PipeServer", "PipeSpec", "PipeStorePostgres", "PipeTestSupport",
+            ],
             exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),

@@ -83,7 +83,7 @@ public struct ExternalLayerPlugin: LayerPlugin {
         for key in inheritedEnvironment { if let value = own[key] { environment[key] = value } }
         if environment["PATH"] == nil { environment["PATH"] = "/usr/local/bin:/usr/bin:/bin" }
         for (key, value) in extra { environment[key] = value }
-        return environment
+        return ChildEnvironment.withoutStoreCredentials(environment)
     }
 
     /// The run's checkout of the workspace on the coordinator (`.pipe/work/<run id>/checkout/<workspace>`), when it

@@ -1,4 +1,5 @@
 import Foundation
+import PipeBasics
 
 #if canImport(Glibc)
     import Glibc
@@ -57,6 +58,7 @@ final class LocalTar {
         }
         process.executableURL = tar
         process.arguments = arguments
+        process.environment = ChildEnvironment.withoutStoreCredentials(ProcessInfo.processInfo.environment)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = childEnd
         let errorHandle: FileHandle

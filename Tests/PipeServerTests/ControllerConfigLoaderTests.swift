@@ -64,6 +64,24 @@ final class ControllerConfigLoaderTests: XCTestCase {
         }
     }
 
+    func testTheStoreIsAPathOrAURLWithoutPassword() throws {
+        XCTAssertNil(try loader.load(yaml: "session-idle: 1m\n", file: "c.yml").store, "the default store")
+        let url = "postgres://ci@db.example/pipe?sslmode=verify-full"
+        XCTAssertEqual(try loader.load(yaml: "store: \(url)\n", file: "c.yml").store, url)
+        XCTAssertEqual(
+            try loader.load(yaml: "store: /var/lib/pipe/pipe.db\n", file: "c.yml").store, "/var/lib/pipe/pipe.db")
+        XCTAssertThrowsError(
+            try loader.load(yaml: "grace-period: 1m\nstore: postgres://ci:pw@db/pipe\n", file: "c.yml")
+        ) {
+            let problems = ($0 as? SpecErrors)?.problems.map(\.description) ?? []
+            XCTAssertEqual(problems.count, 1, "\(problems)")
+            XCTAssertTrue(
+                problems.first?.hasPrefix("c.yml:2:8: error: store: the PostgreSQL URL carries a password") ?? false,
+                "\(problems)")
+            XCTAssertFalse(problems.first?.contains("pw@") ?? true, "the password is not repeated: \(problems)")
+        }
+    }
+
     func testABadSessionIdleIsNamedWithItsPosition() {
         for text in ["soon", "-5", "1d"] {
             XCTAssertThrowsError(try loader.load(yaml: "grace-period: 1m\nsession-idle: \(text)\n", file: "c.yml")) {

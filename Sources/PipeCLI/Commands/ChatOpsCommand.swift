@@ -88,8 +88,7 @@ enum ChatOpsCommand {
             fileURLWithPath: config.auditLog ?? ".pipe/chatops-audit.jsonl", relativeTo: project.url
         ).standardizedFileURL
         let fileCopy = try requestError { try JSONLinesAuditLog(url: auditURL, maxBytes: config.limits.auditLogBytes) }
-        guard let auditStore = store as? AuditLogStore else { throw RequestError("this run store keeps no audit log") }
-        let audit = StoreChatAuditLog(store: auditStore, copy: fileCopy)
+        let audit = StoreChatAuditLog(store: store, copy: fileCopy)
         let backend = InProcessChatOpsBackend(
             project: project, hostsFile: hostsFile, store: store, environment: context.environment, log: log)
         let endpoint = ChatOpsEndpoint(

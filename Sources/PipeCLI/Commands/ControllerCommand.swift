@@ -70,13 +70,13 @@ enum ControllerCommand {
 
         let hostsFile =
             context.hostsFile(of: project)
-        let storeURL = StoreAccess.location(context, project: project)
-        let store = try SQLiteRunStore(location: storeURL)
+        let location = try StoreLocation.resolve(context, project: project, configured: config.store)
+        let store = try location.open()
         // Runs an earlier controller left running when it died: their records say interrupted before anything else.
         StoreAccess.settleInterruptedRuns(store, project: project, console: context.console)
         // The runs write through a connection of their own: one connection serializes its callers, and the
         // scheduling passes must not wait behind the events of fifty running runs (WAL lets both read at once).
-        let runStore = try SQLiteRunStore(location: storeURL)
+        let runStore = try location.open()
         let output = ControllerOutput(json: context.arguments.flag("json"), write: context.console.out)
         let executor = ControllerRunExecutor(
             project: project, environment: context.environment, hostsFile: hostsFile, store: runStore, output: output,
@@ -85,7 +85,7 @@ enum ControllerCommand {
         // hosts' logs show) before it exits.
         defer { executor.sessions.closeAll() }
         let controller = Controller(
-            config: config, store: store, storePath: storeURL.path, executor: executor, log: output,
+            config: config, store: store, storePath: location.description, executor: executor, log: output,
             runThreadStore: runStore)
         controller.reloadConfig = {
             executor.forgetParsedFiles()
@@ -157,7 +157,7 @@ enum ControllerCommand {
 
     /// The chat-ops endpoint, with a backend that queues chat requests in the store this controller drains.
     private static func makeChatOps(
-        _ config: ChatOpsConfig, configURL: URL, project: ProjectFolder, hostsFile: URL, store: SQLiteRunStore,
+        _ config: ChatOpsConfig, configURL: URL, project: ProjectFolder, hostsFile: URL, store: any RelationalRunStore,
         approver: ChatForgeApprover?, context: CommandContext
     ) throws -> ChatOpsEndpoint {
         let (secret, proxySecret) = try ChatOpsSetup.secrets(

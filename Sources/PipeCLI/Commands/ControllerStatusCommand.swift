@@ -11,7 +11,7 @@ import PipeStore
 enum ControllerStatusCommand {
     static func execute(_ context: CommandContext) throws -> Int32 {
         let project = try context.projectFolder()
-        let store = try SQLiteRunStore(location: StoreAccess.location(context, project: project))
+        let store = try StoreAccess.openWithoutSettling(context, project: project)
         StoreAccess.settleInterruptedRuns(store, project: project, console: context.console)
         let now = Date()
         let configURL = ControllerCommand.configFile(context, project: project)
@@ -46,7 +46,7 @@ enum ControllerStatusCommand {
         var otherWatchHeads: [WatchHead]
         var outOfRotation: [HostHealth]
 
-        static func gather(store: SQLiteRunStore, config: ControllerConfig?, now: Date) throws -> Status {
+        static func gather(store: any RelationalRunStore, config: ControllerConfig?, now: Date) throws -> Status {
             let lock = try store.controllerLock()
             let states = try store.scheduleStates()
             let heads = try store.watchHeads()

@@ -57,7 +57,7 @@ enum EnqueueCommand {
             context.console.err(error.description + "\nerror: nothing was queued\n")
             return PipeExitCode.usage.rawValue
         }
-        let store = try SQLiteRunStore(location: StoreAccess.location(context, project: project))
+        let store = try StoreAccess.openWithoutSettling(context, project: project)
         let request = QueueRequest(
             pipeline: pipelineName, ref: ref, parameters: parameters, source: .manual,
             requestedBy: RunCommand.requester(context.environment), reason: arguments.string("reason"))

@@ -52,7 +52,7 @@ final class ForgeSession {
     let transport: ForgeOutboxDelivery.Transport
     /// Each forge's credential: its token, or a GitHub App's installation token.
     let credentials: ForgeCredentials
-    private var opened: SQLiteRunStore?
+    private var opened: (any RelationalRunStore)?
 
     init(_ context: CommandContext, transport: @escaping ForgeOutboxDelivery.Transport = ForgeHTTPTransport.make())
         throws
@@ -74,10 +74,10 @@ final class ForgeSession {
     var console: Console { context.console }
 
     /// The run store, opened once (after the command checked its options).
-    var store: SQLiteRunStore {
+    var store: any RelationalRunStore {
         get throws {
             if let opened { return opened }
-            let store = try SQLiteRunStore(location: StoreAccess.location(context, project: project))
+            let store = try StoreAccess.openWithoutSettling(context, project: project)
             StoreAccess.settleInterruptedRuns(store, project: project, console: console)
             opened = store
             return store

@@ -67,10 +67,7 @@ final class HostsSession {
     var store: RunStore & HostLeaseStore {
         get throws {
             if let openedStore { return openedStore }
-            let opened = try StoreAccess.open(context, project: project)
-            guard let store = opened as? RunStore & HostLeaseStore else {
-                throw RequestError("the run store at hand keeps no host leases; use a SQLite run store (--store)")
-            }
+            let store = try StoreAccess.open(context, project: project)
             openedStore = store
             return store
         }

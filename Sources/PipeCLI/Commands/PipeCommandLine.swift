@@ -17,7 +17,10 @@ public enum PipeCommandLine {
             .value(
                 "project-dir", valueName: "path",
                 help: "The project folder (default: the nearest folder upwards that holds pipelines/)."),
-            .value("store", valueName: "path", help: "The run store, a SQLite file (default: .pipe/pipe.db)."),
+            .value(
+                "store", valueName: "path-or-url",
+                help: "The run store: a SQLite file, or a postgres:// URL without a password (default: PIPE_STORE, "
+                    + "else .pipe/pipe.db)."),
         ],
         groups: [
             CommandGroup("COMMANDS", [RunCommand.spec, RerunCommand.spec, ValidateCommand.spec, ReportCommand.spec]),

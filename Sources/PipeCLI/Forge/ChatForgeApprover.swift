@@ -9,7 +9,7 @@ import PipeStore
 /// its answer within 3 s), and approved there as `pipe forge approve` does.
 final class ChatForgeApprover: @unchecked Sendable {
     private let forges: ForgesConfig
-    private let store: SQLiteRunStore
+    private let store: any RelationalRunStore
     private let credentials: ForgeCredentials
     private let transport: ForgeOutboxDelivery.Transport
     private let wakeSender: () -> Void
@@ -17,7 +17,7 @@ final class ChatForgeApprover: @unchecked Sendable {
     private let queue = DispatchQueue(label: "pipe-chat-approvals")
 
     init(
-        forges: ForgesConfig, store: SQLiteRunStore, credentials: ForgeCredentials,
+        forges: ForgesConfig, store: any RelationalRunStore, credentials: ForgeCredentials,
         transport: @escaping ForgeOutboxDelivery.Transport, wakeSender: @escaping () -> Void
     ) {
         self.forges = forges

@@ -8,7 +8,7 @@ import PipeStore
 /// statuses of the runs they queue written to the outbox, and the sender that delivers the outbox.
 final class ControllerForges {
     let forges: ForgesConfig
-    private let store: SQLiteRunStore
+    private let store: any RelationalRunStore
     private let reporter: ForgeReporter
     private let sender: ForgeOutboxSender
     private let secrets: ForgeSecrets
@@ -16,7 +16,7 @@ final class ControllerForges {
     private let transport: ForgeOutboxDelivery.Transport
 
     /// `nil` when the project has no `forges.yml`.
-    static func load(project: ProjectFolder, store: SQLiteRunStore, environment: [String: String]) throws
+    static func load(project: ProjectFolder, store: any RelationalRunStore, environment: [String: String]) throws
         -> ControllerForges?
     {
         let loader = ForgesConfigLoader(pipelines: project.availablePipelines())
@@ -24,7 +24,7 @@ final class ControllerForges {
         return ControllerForges(forges: forges, store: store, environment: environment, project: project)
     }
 
-    init(forges: ForgesConfig, store: SQLiteRunStore, environment: [String: String], project: ProjectFolder) {
+    init(forges: ForgesConfig, store: any RelationalRunStore, environment: [String: String], project: ProjectFolder) {
         self.forges = forges
         self.store = store
         let secrets = ForgeSecrets(environment: environment, projectDirectory: project.url)
@@ -44,7 +44,7 @@ final class ControllerForges {
     /// What sends the outbox's updates, for the controller and `pipe forge send` alike: statuses, comments, and
     /// check runs built from the run store when they go out.
     static func outboxDelivery(
-        forges: ForgesConfig, store: SQLiteRunStore, credentials: ForgeCredentials,
+        forges: ForgesConfig, store: any RelationalRunStore, credentials: ForgeCredentials,
         transport: @escaping ForgeOutboxDelivery.Transport
     ) -> ForgeOutboxDelivery {
         let reporter = ForgeReporter(forges: forges, store: store)

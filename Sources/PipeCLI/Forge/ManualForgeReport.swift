@@ -10,7 +10,7 @@ import PipeStore
 /// `pipe forge send` when the forge cannot take it now).
 final class ManualForgeReport: @unchecked Sendable {
     private let forge: ForgeConfig
-    private let store: SQLiteRunStore
+    private let store: any RelationalRunStore
     private let reporter: ForgeReporter
     private let sender: ForgeOutboxSender
     private let console: Console
@@ -44,7 +44,7 @@ final class ManualForgeReport: @unchecked Sendable {
                 "--report \(forge.name): no credential for \(forge.repository): \(error); `pipe forge check` "
                     + "says what is wrong")
         }
-        let store = try SQLiteRunStore(location: StoreAccess.location(context, project: project))
+        let store = try StoreAccess.openWithoutSettling(context, project: project)
         let delivery = ControllerForges.outboxDelivery(
             forges: forges, store: store, credentials: credentials, transport: transport)
         let owner = RunOwner.current()

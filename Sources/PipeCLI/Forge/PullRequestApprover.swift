@@ -27,7 +27,7 @@ struct PullRequestApprover {
 
     let forge: ForgeConfig
     let forges: ForgesConfig
-    let store: SQLiteRunStore
+    let store: any RelationalRunStore
     let credentials: ForgeCredentials
     let transport: ForgeOutboxDelivery.Transport
 

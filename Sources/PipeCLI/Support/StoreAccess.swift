@@ -4,18 +4,18 @@ import PipeStore
 
 /// Opens the project's run store and, first thing, settles runs whose coordinator died.
 enum StoreAccess {
-    /// The store at `--store` or `.pipe/pipe.db`, with interrupted runs already found and marked.
-    static func open(_ context: CommandContext, project: ProjectFolder) throws -> RunStore {
-        let store = try SQLiteRunStore(location: location(context, project: project))
+    /// The store `StoreLocation` names, with interrupted runs already found and marked.
+    static func open(_ context: CommandContext, project: ProjectFolder) throws -> any RelationalRunStore {
+        let store = try openWithoutSettling(context, project: project)
         settleInterruptedRuns(store, project: project, console: context.console)
         return store
     }
 
-    /// `--store`, or `.pipe/pipe.db` in the project folder.
-    static func location(_ context: CommandContext, project: ProjectFolder) -> URL {
-        context.arguments.string("store").map {
-            URL(fileURLWithPath: $0, relativeTo: context.currentDirectory).standardizedFileURL
-        } ?? SQLiteRunStore.defaultLocation(projectDirectory: project.url)
+    /// The store `StoreLocation` names, as it is (for commands that settle nothing, such as `pipe enqueue`).
+    static func openWithoutSettling(_ context: CommandContext, project: ProjectFolder, configured: String? = nil)
+        throws -> any RelationalRunStore
+    {
+        try StoreLocation.resolve(context, project: project, configured: configured).open()
     }
 
     /// A run still `running` whose owner process is gone was interrupted (`kill -9`, a crash, a power cut): it is

@@ -13,6 +13,9 @@ public struct ControllerConfig: Sendable, Equatable {
     public var sessionIdleSeconds: Double
     public var schedules: [ScheduleConfig]
     public var watches: [WatchConfig]
+    /// The run store, as `store:` names it (a path or a `postgres://` URL); `nil` for the default. `--store` and
+    /// `PIPE_STORE` win over it.
+    public var store: String?
 
     /// The grace period when the file names none.
     public static let defaultGracePeriodSeconds: Double = 300

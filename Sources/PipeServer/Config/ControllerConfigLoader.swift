@@ -10,7 +10,7 @@ import PipeSpec
 /// pipeline loads with the parameters given (unknown parameter names, invalid values).
 public struct ControllerConfigLoader {
     /// The top-level keys.
-    public static let topLevelKeys = ["limits", "grace-period", "session-idle", "schedules", "watches"]
+    public static let topLevelKeys = ["limits", "grace-period", "session-idle", "store", "schedules", "watches"]
     static let limitKeys = ["runs", "per-pipeline", "pipelines"]
     static let scheduleKeys = ["pipeline", "cron", "time-zone", "ref", "parameters", "missed"]
     static let watchKeys = ["pipeline", "branches", "interval", "parameters"]
@@ -69,6 +69,7 @@ public struct ControllerConfigLoader {
             config.sessionIdleSeconds = seconds
         }
         if let node = top.value("limits") { config.limits = decodeLimits(node, document) }
+        if let node = top.value("store") { config.store = decodeStore(node, document) }
         if let node = top.value("schedules") {
             config.schedules = entries(node, at: path("schedules"), what: "schedule", document).compactMap {
                 decodeSchedule($0.name, $0.mapping, document)
@@ -111,6 +112,22 @@ public struct ControllerConfigLoader {
             }
             return (entry.key, body)
         }
+    }
+
+    /// A path or a PostgreSQL URL without a password (a config file is read by others, and kept in git).
+    private func decodeStore(_ node: YAMLNode, _ document: SpecDocument) -> String? {
+        let keyPath = path("store")
+        guard let text = document.nonEmptyString(node, at: keyPath) else { return nil }
+        let isURL = text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
+        if isURL, let password = URLComponents(string: text)?.password, !password.isEmpty {
+            document.error(
+                keyPath, at: node.start,
+                "the PostgreSQL URL carries a password; remove it and put it in ~/.pgpass "
+                    + "(hostname:port:database:username:password, mode 0600), a passfile=… named in the URL, or "
+                    + "PGPASSWORD")
+            return nil
+        }
+        return text
     }
 
     /// A duration, or 0 (which no other duration of the file may be): keep no session for the next run.
