@@ -70,6 +70,30 @@ final class StoreSelectionTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appending(".pipe/pipe.db").path))
     }
 
+    func testStoreMigrateCopiesTheProjectsStoreIntoAnEmptyDatabaseOnce() throws {
+        let url = try PostgresServer.shared().createDatabase()
+        let sqlite = try SQLiteRunStore(location: folder.appending(".pipe/pipe.db"))
+        let runID = try XCTUnwrap(
+            try sqlite.enqueue(
+                QueueRequest(pipeline: "app-intents", source: .manual, requestedBy: "erin"), at: Date()
+            ).queued?.runID)
+        try sqlite.appendAudit(source: "chat", entry: "{}", at: Date())
+
+        let copied = pipe(["store", "migrate", "--to", url])
+        XCTAssertEqual(copied.code, 0, copied.err)
+        XCTAssertTrue(
+            copied.out.contains("run_queue") && copied.out.contains("every table's count matches"), copied.out)
+        XCTAssertTrue(copied.out.contains("to PostgreSQL database pipe_test_"), copied.out)
+        XCTAssertEqual(try PostgresRunStore(url: url).queuedRun(runID)?.request.requestedBy, "erin")
+
+        let again = pipe(["store", "migrate", "--to", url])
+        XCTAssertNotEqual(again.code, 0)
+        XCTAssertTrue(again.err.contains("already holds 1 rows in run_queue"), again.err)
+        let missing = pipe(["store", "migrate", "--from", folder.appending("none.db").path, "--to", "copy.db"])
+        XCTAssertNotEqual(missing.code, 0)
+        XCTAssertTrue(missing.err.contains("there is no run store at"), missing.err)
+    }
+
     func testAPasswordInTheURLIsRefusedBeforeConnecting() {
         let result = pipe(["runs", "list", "--store", "postgres://ci:hunter2@127.0.0.1:1/pipe"])
         XCTAssertNotEqual(result.code, 0)

@@ -24,7 +24,7 @@ public enum PipeCommandLine {
         ],
         groups: [
             CommandGroup("COMMANDS", [RunCommand.spec, RerunCommand.spec, ValidateCommand.spec, ReportCommand.spec]),
-            CommandGroup("RUN HISTORY", [RunsCommand.spec]),
+            CommandGroup("RUN HISTORY", [RunsCommand.spec, StoreCommand.spec]),
             CommandGroup("GATES AND SIGN-OFFS", [GateCommand.spec, SignoffCommand.spec]),
             CommandGroup("CONTROLLER", [ControllerCommand.spec, EnqueueCommand.spec]),
             CommandGroup("HOSTS", [HostsCommand.spec, SimsCommand.spec]),
@@ -90,6 +90,7 @@ public enum PipeCommandLine {
                 case let chatops where chatops.first == "chatops": return try ChatOpsCommand.execute(chatops, context)
                 case let forge where forge.first == "forge": return try ForgeCommand.execute(forge, context)
                 case let web where web.first == "web": return try WebCommand.execute(web, context)
+                case let store where store.first == "store": return try StoreCommand.execute(store, context)
                 default:
                     console.err("error: '\(path.joined(separator: " "))' has no implementation\n")
                     return PipeExitCode.usage.rawValue

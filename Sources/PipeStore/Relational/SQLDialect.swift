@@ -88,6 +88,58 @@ public enum SQLDialect: Sendable {
         }
     }
 
+    // MARK: - Copying a whole store
+
+    /// The store's tables (one row each: the name), the bookkeeping of the schema version left out.
+    var tablesQuery: String {
+        switch self {
+        case .sqlite:
+            return "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite%' ORDER BY name"
+        case .postgresql:
+            return """
+                SELECT table_name FROM information_schema.tables
+                WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> 'pipe_store'
+                ORDER BY table_name
+                """
+        }
+    }
+
+    /// A table's columns in order, one parameter (the table): each row the name and the declared type.
+    var columnsQuery: String {
+        switch self {
+        case .sqlite: return "SELECT name, type FROM pragma_table_info(?) ORDER BY cid"
+        case .postgresql:
+            return """
+                SELECT column_name, data_type FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position
+                """
+        }
+    }
+
+    /// The value type of a declared column type (`INTEGER`, `bigint`, `double precision`, `TEXT`, …).
+    static func valueType(ofDeclared declared: String) -> StoreValueType {
+        let type = declared.uppercased()
+        if type.contains("INT") { return .integer }
+        if type.contains("REAL") || type.contains("DOUBLE") || type.contains("FLOAT") || type.contains("NUMERIC") {
+            return .real
+        }
+        if type.contains("BLOB") || type.contains("BYTEA") { return .blob }
+        return .text
+    }
+
+    /// What must follow rows inserted with their own keys: PostgreSQL's identity sequences start where the copied
+    /// keys end (SQLite's AUTOINCREMENT follows by itself).
+    func statementsAfterCopying(table: String, integerColumns: [String]) -> [String] {
+        switch self {
+        case .sqlite: return []
+        case .postgresql:
+            return integerColumns.map { column in
+                "SELECT setval(pg_get_serial_sequence('\(table)', '\(column)'), max(\(column))) FROM \(table) "
+                    + "WHERE pg_get_serial_sequence('\(table)', '\(column)') IS NOT NULL HAVING max(\(column)) IS NOT NULL"
+            }
+        }
+    }
+
     /// The `LIMIT` parameter that means no limit.
     var noLimit: Int? {
         switch self {

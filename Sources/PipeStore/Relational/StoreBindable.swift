@@ -5,11 +5,24 @@ public protocol StoreBindable {
     var storeValue: StoreValue { get }
     /// The type a `NULL` of this Swift type is sent as.
     static var storeType: StoreValueType { get }
+    /// The type the value is sent as: its own, or for `NULL` its Swift type's.
+    var boundType: StoreValueType { get }
 }
 
 extension StoreBindable {
-    /// The type the value is sent as: its own, or for `NULL` its Swift type's.
     public var boundType: StoreValueType { storeValue.type ?? Self.storeType }
+}
+
+/// A value read from one column and written to the same column elsewhere: a `NULL` keeps the column's type.
+public struct ColumnValue: StoreBindable {
+    public var storeValue: StoreValue
+    public var boundType: StoreValueType
+    public static var storeType: StoreValueType { .text }
+
+    public init(_ value: StoreValue, type: StoreValueType) {
+        storeValue = value
+        boundType = type
+    }
 }
 
 extension StoreValue: StoreBindable {
