@@ -18,6 +18,8 @@ public final class PostgresRunStore: RelationalRunStore, @unchecked Sendable {
     public let clock: () -> Date
     public var location: String { target.description }
     public var dialect: SQLDialect { .postgresql }
+    /// Writes run one at a time under the store's advisory lock, so claims and leases hold across controllers.
+    public var admitsSeveralControllers: Bool { true }
     private let lock = NSLock()
 
     /// The schema version this Pipe writes and understands up to (the SQLite store's, number for number).

@@ -11,8 +11,6 @@ import PipeStore
 enum ControllerStatusCommand {
     static func execute(_ context: CommandContext) throws -> Int32 {
         let project = try context.projectFolder()
-        let store = try StoreAccess.openWithoutSettling(context, project: project)
-        StoreAccess.settleInterruptedRuns(store, project: project, console: context.console)
         let now = Date()
         let configURL = ControllerCommand.configFile(context, project: project)
         var config: ControllerConfig?
@@ -24,6 +22,9 @@ enum ControllerStatusCommand {
                 configProblem = "\(configURL.relativePath) is invalid (`pipe controller --check` lists its problems)"
             }
         }
+        // The config's `store:` names the store, as for the controller it configures.
+        let store = try StoreAccess.openWithoutSettling(context, project: project, configured: config?.store)
+        StoreAccess.settleInterruptedRuns(store, project: project, console: context.console)
         let status = try Status.gather(store: store, config: config, now: now)
         if context.arguments.flag("json") {
             var object = status.json(now: now)
@@ -39,6 +40,8 @@ enum ControllerStatusCommand {
     struct Status {
         var lock: ControllerLock?
         var lockAlive: RunOwner.Liveness?
+        /// A PostgreSQL store: several controllers, no lock (and no list of them yet).
+        var severalControllers = false
         var queued: [QueuedRun]
         var running: [(item: QueuedRun, run: StoredRun?)]
         var schedules: [(config: ScheduleConfig, state: ScheduleState?, next: Date?)]
@@ -58,6 +61,7 @@ enum ControllerStatusCommand {
             let watchNames = Set((config?.watches ?? []).map(\.name))
             return Status(
                 lock: lock, lockAlive: lock.map { $0.owner.liveness() },
+                severalControllers: store.admitsSeveralControllers,
                 queued: try store.waitingRuns(limit: 1_000),
                 running: try store.queueItems(states: [.claimed], limit: 1_000).map { ($0, try store.run($0.runID)) },
                 schedules: schedules,
@@ -81,6 +85,8 @@ enum ControllerStatusCommand {
         func text(now: Date, configProblem: String?) -> String {
             var out = ""
             switch (lock, lockAlive) {
+            case (nil, _) where severalControllers:
+                out += "controllers: several may serve this store (PostgreSQL); they are not listed\n"
             case (let lock?, .alive?):
                 out +=
                     "controller: running, \(lock.owner.description), since \(RunsFormatting.time(lock.acquiredAt))"
@@ -196,7 +202,7 @@ enum ControllerStatusCommand {
                     ] as [String: Any]
                 } ?? NSNull()
             return [
-                "controller": controller,
+                "controller": controller, "severalControllers": severalControllers,
                 "queued": queued.map { Self.json($0) },
                 "running": running.map { item, run in
                     var object = Self.json(item)

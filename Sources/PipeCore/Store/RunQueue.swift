@@ -51,6 +51,11 @@ public protocol RunQueue: AnyObject {
 
     // MARK: The controller lock
 
+    /// Whether several controllers may serve this store at once (PostgreSQL). Then no controller takes the lock:
+    /// every claim and lease is a write that runs one at a time in the store, so a queued run is taken once and a
+    /// host slot is held once whichever controller asks. A store that admits one controller (SQLite) is locked.
+    var admitsSeveralControllers: Bool { get }
+
     /// Takes the lock for `owner` unless a live controller holds it; a dead holder's lock is taken over.
     func acquireControllerLock(
         owner: RunOwner, configPath: String?, at date: Date, isOwnerAlive: (RunOwner) -> RunOwner.Liveness
@@ -85,6 +90,8 @@ public protocol RunQueue: AnyObject {
 }
 
 extension RunQueue {
+    public var admitsSeveralControllers: Bool { false }
+
     /// Takes the lock, judging owners with `RunOwner.liveness()`.
     public func acquireControllerLock(owner: RunOwner = .current(), configPath: String?) throws
         -> ControllerLockOutcome

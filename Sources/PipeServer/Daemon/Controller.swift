@@ -90,10 +90,14 @@ public final class Controller: @unchecked Sendable {
 
     // MARK: - Starting
 
-    /// Takes the lock and settles what an earlier controller left; throws `ControllerError.alreadyRunning` when
-    /// another controller holds the store.
+    /// Takes the lock (unless the store admits several controllers) and settles what an earlier controller left;
+    /// throws `ControllerError.alreadyRunning` when another controller holds the store.
     public func start() throws {
         startedAt = clock()
+        if store.admitsSeveralControllers {
+            try startServing()
+            return
+        }
         switch try store.acquireControllerLock(
             owner: owner, configPath: config.file, at: startedAt, isOwnerAlive: { $0.liveness() })
         {
@@ -108,16 +112,21 @@ public final class Controller: @unchecked Sendable {
             }
         }
         do {
-            try recover()
-            try loadSchedules(config.schedules)
-            let watcher = try WatchPoller(
-                watches: config.watches, store: store, executor: executor, log: log, clock: clock)
-            self.watcher = watcher
-            watcher.start()
+            try startServing()
         } catch {
             _ = try? store.releaseControllerLock(owner: owner)
             throw error
         }
+    }
+
+    /// Settles what earlier controllers left, loads the schedules and starts the watches.
+    private func startServing() throws {
+        try recover()
+        try loadSchedules(config.schedules)
+        let watcher = try WatchPoller(
+            watches: config.watches, store: store, executor: executor, log: log, clock: clock)
+        self.watcher = watcher
+        watcher.start()
         log.notice(
             ControllerNotice(
                 "started",
@@ -130,6 +139,8 @@ public final class Controller: @unchecked Sendable {
     private func recover() throws {
         _ = try store.markInterruptedRuns(at: clock(), isOwnerAlive: { $0.liveness() })
         for item in try store.queueItems(states: [.claimed], limit: 100_000) where item.claimedBy != owner {
+            // Beside other controllers, only a dead one's claims are settled: a live one may be starting that run.
+            if store.admitsSeveralControllers, item.claimedBy?.liveness() != .dead { continue }
             guard let run = try store.run(item.runID) else {
                 try store.releaseClaim(runID: item.runID)
                 log.notice(
