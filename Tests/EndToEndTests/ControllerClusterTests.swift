@@ -16,9 +16,7 @@ final class ControllerClusterTests: ControllerTestCase {
         XCTAssertTrue(output(of: second).contains("started with"), "a second controller joins: \(output(of: second))")
         var all: [[String: Any]] = []
         try waitUntil("every queued run has ended", timeout: 120) {
-            let result = try project.pipe(["runs", "list", "--limit", "all", "--json", "--store", url])
-            guard result.exitCode == 0 else { throw EmulatedMacHostError(message: result.combined) }
-            all = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
+            all = try runs(project, store: url)
             return all.count == 6 && all.allSatisfy(isEnded)
         }
         XCTAssertEqual(all.compactMap { $0["runID"] as? String }.sorted(), queued.sorted(), "each queued run ran, once")
@@ -42,5 +40,70 @@ final class ControllerClusterTests: ControllerTestCase {
         XCTAssertTrue(status.stdout.contains("several may serve this store"), status.stdout)
         XCTAssertEqual(stop(first).exitCode, 0)
         XCTAssertEqual(stop(second).exitCode, 0)
+    }
+
+    func testAControllerKilledMidRunHasItsRunInterruptedAndQueuedAgainByTheOther() throws {
+        let url = try PostgresServer.shared().createDatabase()
+        let project = try controllerProject(capacity: 2, testSeconds: 2)
+        try writeConfig("store: \(url)\nlimits: {runs: 1}\n", in: project)
+        let first = try startController(in: project)
+        let runID = try enqueue(project, ["--store", url])
+        _ = waitUntilTestsRun(in: project, layer: "logic")
+        let second = try startController(in: project)
+        // Whichever controller took the run is killed; the other must notice by itself, without a restart.
+        let (victim, survivor) = output(of: first).contains(runID) ? (first, second) : (second, first)
+        kill(victim.pid, SIGKILL)
+        victim.wait(timeout: 10)
+        // A coordinator killed with -9 stops nothing on the host.
+        try killHostProcesses(mentioning: runID)
+        let killedAt = Date()
+        var all: [[String: Any]] = []
+        try waitUntil("the interrupted run is queued again and its copy has ended", timeout: 60) {
+            all = try runs(project, store: url)
+            return all.count == 2 && all.allSatisfy(isEnded)
+        }
+        XCTAssertEqual(run(runID, in: all)?["status"] as? String, "interrupted", "\(all)")
+        let copy = try XCTUnwrap(all.first { $0["runID"] as? String != runID })
+        XCTAssertEqual(copy["status"] as? String, "finished", "\(all)")
+        let copyID = try XCTUnwrap(copy["runID"] as? String)
+        let log = output(of: survivor)
+        XCTAssertTrue(log.contains("queued again once as run \(copyID)"), log)
+        let started = try XCTUnwrap(copy["startedAt"] as? String)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let copyStart = try XCTUnwrap(formatter.date(from: started) ?? ISO8601DateFormatter().date(from: started))
+        XCTAssertLessThan(
+            copyStart.timeIntervalSince(killedAt), 10, "found within the recovery interval and a few seconds")
+        XCTAssertEqual(stop(survivor).exitCode, 0)
+    }
+
+    func testAScheduleSlotFiresOnceAcrossThreeControllers() throws {
+        let url = try PostgresServer.shared().createDatabase()
+        let project = try controllerProject(capacity: 1, testSeconds: 1)
+        try writeConfig(
+            """
+            store: \(url)
+            schedules:
+              often:
+                pipeline: app-intents
+                cron: "@every 1s"
+                missed: skip
+            """, in: project)
+        let controllers = try (0..<3).map { _ in try startController(in: project) }
+        let slotLines = { (log: String) in
+            log.split(separator: "\n").compactMap { line -> String? in
+                guard let range = line.range(of: "schedule often: slot ") else { return nil }
+                return String(line[range.upperBound...].prefix(20))
+            }
+        }
+        waitUntil("the schedule has fired six times", timeout: 30) {
+            controllers.map { slotLines(output(of: $0)).count }.reduce(0, +) >= 6
+        }
+        let logs = controllers.map { stop($0).stdout }
+        let slots = logs.flatMap(slotLines)
+        XCTAssertEqual(Set(slots).count, slots.count, "no slot fired twice in the cluster: \(slots.sorted())")
+        XCTAssertGreaterThanOrEqual(slots.count, 6)
+        let queued = try XCTUnwrap(try status(project)["queued"] as? [[String: Any]]).count
+        XCTAssertEqual(queued + (try runs(project, store: url)).count, slots.count, "one queued run per slot")
     }
 }

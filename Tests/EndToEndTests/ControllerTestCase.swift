@@ -55,9 +55,10 @@ class ControllerTestCase: EmulatedHostTestCase {
 
     func output(of pipe: BackgroundPipe) -> String { pipe.chunks().map(\.text).joined() }
 
-    /// `pipe runs list --json` (every run).
-    func runs(_ project: PipeProject) throws -> [[String: Any]] {
-        let result = try project.pipe(["runs", "list", "--limit", "all", "--json"])
+    /// `pipe runs list --json` (every run), of `store` when given.
+    func runs(_ project: PipeProject, store: String? = nil) throws -> [[String: Any]] {
+        let result = try project.pipe(
+            ["runs", "list", "--limit", "all", "--json"] + (store.map { ["--store", $0] } ?? []))
         guard result.exitCode == 0 else { throw EmulatedMacHostError(message: result.combined) }
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]])
     }

@@ -28,6 +28,12 @@ public final class Controller: @unchecked Sendable {
     /// How often a scheduling pass also removes the leases of dead processes and ended runs (a write transaction):
     /// this controller's runs give theirs back themselves, so only other processes' leftovers wait that long.
     public var leaseRecoverySeconds: Double = 5
+    /// On a store several controllers serve, how often this one looks for the runs and claims of a controller that
+    /// died, and settles them as a restart would (interrupted, queued again once).
+    public var peerRecoverySeconds: Double = 2
+    private var lastPeerRecovery = Date.distantPast
+    /// Runs reported as left running under another process, so a recovery pass every few seconds says it once.
+    private var reportedLeftRunning: Set<String> = []
     /// How much lower than the loop's the run threads' scheduling priority is (`nice`, which Linux keeps per thread,
     /// and which the processes a run starts inherit): on a busy coordinator the decisions come before the work of
     /// the runs already started, so a queued run does not wait for a core behind fifty others. 0 keeps them equal.
@@ -175,6 +181,7 @@ public final class Controller: @unchecked Sendable {
                 try store.finish(runID: item.runID, state: .finished, problem: nil, at: clock())
             case .queued, .running:
                 // A run whose owner this machine cannot judge (another host): left as it is.
+                guard reportedLeftRunning.insert(item.runID).inserted else { continue }
                 log.notice(
                     ControllerNotice(
                         "left-running",
@@ -194,6 +201,22 @@ public final class Controller: @unchecked Sendable {
         scheduleStates = states
         nextDue = [:]
         lock.unlock()
+    }
+
+    /// Another controller's death is found by the ones still running, not only by the next to start.
+    private func recoverPeers(_ now: Date) {
+        guard store.admitsSeveralControllers, now.timeIntervalSince(lastPeerRecovery) >= peerRecoverySeconds else {
+            return
+        }
+        lastPeerRecovery = now
+        do {
+            try recover()
+        } catch {
+            log.notice(
+                ControllerNotice(
+                    "recovery-failed", "could not look for the runs of stopped controllers: \(error)",
+                    isProblem: true))
+        }
     }
 
     // MARK: - Signals
@@ -247,6 +270,7 @@ public final class Controller: @unchecked Sendable {
                 if running == 0 { break }
                 if now >= stopping.at.addingTimeInterval(grace) { cancelAll(after: grace, reason: stopping.reason) }
             } else {
+                recoverPeers(now)
                 fireSchedules(now)
                 let began = DispatchTime.now().uptimeNanoseconds
                 let beganCPU = DispatchStats.threadCPUNanoseconds()
