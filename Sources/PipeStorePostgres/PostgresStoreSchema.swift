@@ -329,5 +329,21 @@ enum PostgresStoreSchema {
                     PRIMARY KEY (forge, repository, number, head_sha)
                 );
                 """),
+        Migration(
+            version: 8,
+            sql: """
+                ALTER TABLE run_queue ADD COLUMN forge_name TEXT GENERATED ALWAYS AS (forge::jsonb ->> 'forge') STORED;
+                ALTER TABLE run_queue ADD COLUMN forge_repository TEXT
+                    GENERATED ALWAYS AS (forge::jsonb ->> 'repository') STORED;
+                ALTER TABLE run_queue ADD COLUMN forge_place TEXT GENERATED ALWAYS AS (
+                    CASE
+                        WHEN forge::jsonb ->> 'number' IS NOT NULL THEN 'pull-request:' || (forge::jsonb ->> 'number')
+                        WHEN forge::jsonb ->> 'event' = 'push' THEN 'pushes:' || (forge::jsonb ->> 'fetchRef')
+                    END) STORED;
+                ALTER TABLE run_queue ADD COLUMN forge_head TEXT
+                    GENERATED ALWAYS AS (lower(forge::jsonb ->> 'headSHA')) STORED;
+                CREATE INDEX run_queue_by_forge_place ON run_queue (forge_name, forge_repository, forge_place, seq);
+                CREATE INDEX run_queue_by_forge_head ON run_queue (forge_name, forge_head, seq);
+                """),
     ]
 }

@@ -191,7 +191,7 @@ extension RelationalRunStore {
         return try json([String: String].self, text, "the parameters of queued run \(runID)")
     }
 
-    private func queuedRun(from row: any StoreRow) throws -> QueuedRun {
+    func queuedRun(from row: any StoreRow) throws -> QueuedRun {
         let runID = row.text(0) ?? ""
         let source = try decode(QueueSource.self, row.text(4), "the source of queued run \(runID)")
         let owner = row.int64(15).map {

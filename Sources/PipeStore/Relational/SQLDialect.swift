@@ -104,14 +104,16 @@ public enum SQLDialect: Sendable {
         }
     }
 
-    /// A table's columns in order, one parameter (the table): each row the name and the declared type.
+    /// A table's stored columns in order (generated ones are left out: they follow from the others), one
+    /// parameter (the table): each row the name and the declared type.
     var columnsQuery: String {
         switch self {
         case .sqlite: return "SELECT name, type FROM pragma_table_info(?) ORDER BY cid"
         case .postgresql:
             return """
                 SELECT column_name, data_type FROM information_schema.columns
-                WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position
+                WHERE table_schema = current_schema() AND table_name = ? AND is_generated = 'NEVER'
+                ORDER BY ordinal_position
                 """
         }
     }

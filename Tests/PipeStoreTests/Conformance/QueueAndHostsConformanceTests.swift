@@ -199,4 +199,37 @@ final class QueueAndHostsConformanceTests: ConformanceTestCase {
         }
         assertSame(answers, "the forge tables")
     }
+
+    func testForgeRunsAreFoundByPullRequestBranchAndCommit() throws {
+        let head = String(repeating: "ab", count: 20)
+        let trigger = { (event: ForgeTrigger.Event, number: Int?, sha: String, ref: String, repository: String) in
+            ForgeTrigger(
+                forge: "github", repository: repository, event: event, number: number, headSHA: sha,
+                headBranch: "feature", fetchRef: ref)
+        }
+        let answers = try onBothBackends { store, backend -> [String] in
+            let enqueue = { (trigger: ForgeTrigger) throws -> String in
+                let request = QueueRequest(
+                    pipeline: "app-intents", ref: trigger.headSHA, source: .forge, requestedBy: "github:octocat",
+                    forge: trigger)
+                return try XCTUnwrap(try store.enqueue(request, at: self.start).queued?.runID, backend.rawValue)
+            }
+            let oldest = try enqueue(trigger(.pullRequest, 7, head, "refs/pull/7/head", "o/r"))
+            let push = try enqueue(trigger(.push, nil, head, "refs/heads/main", "o/r"))
+            let newest = try enqueue(trigger(.pullRequest, 7, "cd" + head.dropFirst(2), "refs/pull/7/head", "o/r"))
+            let elsewhere = try enqueue(trigger(.pullRequest, 7, head, "refs/pull/7/head", "o/other"))
+            let names = [oldest: "oldest", push: "push", newest: "newest", elsewhere: "elsewhere"]
+            let pullRequest = try store.forgeQueueItems(
+                forge: "github", repository: "o/r", place: .pullRequest(7), states: nil)
+            XCTAssertEqual(pullRequest.map(\.runID), [newest, oldest], backend.rawValue)
+            let pushes = try store.forgeQueueItems(
+                forge: "github", repository: "o/r", place: .pushes(fetchRef: "refs/heads/main"), states: [.queued])
+            let byCommit = try store.forgeQueueItems(forge: "github", headSHA: head.uppercased())
+            XCTAssertEqual(Set(byCommit.map(\.runID)), [oldest, push, elsewhere], backend.rawValue)
+            return [pullRequest, pushes, byCommit].map { items in
+                items.map { names[$0.runID] ?? "?" }.joined(separator: " ")
+            }
+        }
+        assertSame(answers, "forge runs by place and commit")
+    }
 }
