@@ -342,5 +342,19 @@ enum StoreSchema {
                 CREATE INDEX run_queue_by_forge_place ON run_queue (forge_name, forge_repository, forge_place, seq);
                 CREATE INDEX run_queue_by_forge_head ON run_queue (forge_name, forge_head, seq);
                 """),
+        Migration(
+            version: 9,
+            summary: "the controllers serving a store that admits several (PostgreSQL), with their heartbeats",
+            sql: """
+                CREATE TABLE controllers (
+                    owner_host TEXT NOT NULL,
+                    owner_pid INTEGER NOT NULL,
+                    owner_start TEXT,
+                    config_path TEXT,
+                    started_at TEXT NOT NULL,
+                    heartbeat_at TEXT NOT NULL,
+                    PRIMARY KEY (owner_host, owner_pid)
+                ) STRICT;
+                """),
     ]
 }

@@ -37,7 +37,10 @@ final class ControllerClusterTests: ControllerTestCase {
         }
         let status = try project.pipe(["controller", "status", "--config", "controller.yml"])
         XCTAssertEqual(status.exitCode, 0, status.combined)
-        XCTAssertTrue(status.stdout.contains("several may serve this store"), status.stdout)
+        XCTAssertTrue(status.stdout.contains("controllers: 2 serving this store"), status.stdout)
+        XCTAssertTrue(
+            status.stdout.contains("pid \(first.pid) on") && status.stdout.contains("pid \(second.pid) on"),
+            status.stdout)
         XCTAssertEqual(stop(first).exitCode, 0)
         XCTAssertEqual(stop(second).exitCode, 0)
     }
@@ -56,24 +59,8 @@ final class ControllerClusterTests: ControllerTestCase {
         victim.wait(timeout: 10)
         // A coordinator killed with -9 stops nothing on the host.
         try killHostProcesses(mentioning: runID)
-        let killedAt = Date()
-        var all: [[String: Any]] = []
-        try waitUntil("the interrupted run is queued again and its copy has ended", timeout: 60) {
-            all = try runs(project, store: url)
-            return all.count == 2 && all.allSatisfy(isEnded)
-        }
-        XCTAssertEqual(run(runID, in: all)?["status"] as? String, "interrupted", "\(all)")
-        let copy = try XCTUnwrap(all.first { $0["runID"] as? String != runID })
-        XCTAssertEqual(copy["status"] as? String, "finished", "\(all)")
-        let copyID = try XCTUnwrap(copy["runID"] as? String)
-        let log = output(of: survivor)
-        XCTAssertTrue(log.contains("queued again once as run \(copyID)"), log)
-        let started = try XCTUnwrap(copy["startedAt"] as? String)
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let copyStart = try XCTUnwrap(formatter.date(from: started) ?? ISO8601DateFormatter().date(from: started))
-        XCTAssertLessThan(
-            copyStart.timeIntervalSince(killedAt), 10, "found within the recovery interval and a few seconds")
+        let waited = try waitForTheCopy(of: runID, store: url, in: project, survivor: survivor)
+        XCTAssertLessThan(waited, 10, "found within the recovery interval and a few seconds")
         XCTAssertEqual(stop(survivor).exitCode, 0)
     }
 
@@ -105,5 +92,51 @@ final class ControllerClusterTests: ControllerTestCase {
         XCTAssertGreaterThanOrEqual(slots.count, 6)
         let queued = try XCTUnwrap(try status(project)["queued"] as? [[String: Any]]).count
         XCTAssertEqual(queued + (try runs(project, store: url)).count, slots.count, "one queued run per slot")
+    }
+
+    func testAControllerDeadOnAnotherMachineIsFoundByItsHeartbeat() throws {
+        let url = try PostgresServer.shared().createDatabase()
+        let project = try controllerProject(capacity: 2, testSeconds: 2)
+        try writeConfig("store: \(url)\nlimits: {runs: 1}\n", in: project)
+        // Two machines by name: neither can see the other's processes, only its heartbeat in the store.
+        let first = try startController(in: project, environment: ["PIPE_MACHINE_NAME": "ci-east"])
+        let runID = try enqueue(project, ["--store", url])
+        _ = waitUntilTestsRun(in: project, layer: "logic")
+        let second = try startController(in: project, environment: ["PIPE_MACHINE_NAME": "ci-west"])
+        let (victim, survivor) = output(of: first).contains(runID) ? (first, second) : (second, first)
+        let listed = try project.pipe(["controller", "status", "--config", "controller.yml"])
+        XCTAssertTrue(listed.stdout.contains("on ci-east") && listed.stdout.contains("on ci-west"), listed.stdout)
+        kill(victim.pid, SIGKILL)
+        victim.wait(timeout: 10)
+        try killHostProcesses(mentioning: runID)
+        let waited = try waitForTheCopy(of: runID, store: url, in: project, survivor: survivor)
+        XCTAssertGreaterThan(waited, 5, "not before the heartbeat had time to go stale")
+        XCTAssertLessThan(waited, 20, "within the heartbeat timeout (10 s) and a few seconds")
+        let after = try project.pipe(["controller", "status", "--config", "controller.yml"])
+        XCTAssertTrue(after.stdout.contains("controllers: 1 serving"), "the dead one left the list: \(after.stdout)")
+        XCTAssertEqual(stop(survivor).exitCode, 0)
+    }
+
+    /// Waits until `runID` (whose controller was just killed) is interrupted and its copy, queued by `survivor`,
+    /// has finished; returns the seconds from now to the copy's start.
+    private func waitForTheCopy(of runID: String, store url: String, in project: PipeProject, survivor: BackgroundPipe)
+        throws -> Double
+    {
+        let killedAt = Date()
+        var all: [[String: Any]] = []
+        try waitUntil("the interrupted run is queued again and its copy has ended", timeout: 60) {
+            all = try runs(project, store: url)
+            return all.count == 2 && all.allSatisfy(isEnded)
+        }
+        XCTAssertEqual(run(runID, in: all)?["status"] as? String, "interrupted", "\(all)")
+        let copy = try XCTUnwrap(all.first { $0["runID"] as? String != runID })
+        XCTAssertEqual(copy["status"] as? String, "finished", "\(all)")
+        let log = output(of: survivor)
+        XCTAssertTrue(log.contains("queued again once as run \(try XCTUnwrap(copy["runID"] as? String))"), log)
+        let started = try XCTUnwrap(copy["startedAt"] as? String)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let copyStart = try XCTUnwrap(formatter.date(from: started) ?? ISO8601DateFormatter().date(from: started))
+        return copyStart.timeIntervalSince(killedAt)
     }
 }

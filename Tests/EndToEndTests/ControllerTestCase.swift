@@ -32,10 +32,11 @@ class ControllerTestCase: EmulatedHostTestCase {
     }
 
     /// `pipe controller` in the background, once it has said it started.
-    func startController(in project: PipeProject, file: StaticString = #filePath, line: UInt = #line) throws
-        -> BackgroundPipe
-    {
-        let controller = try BackgroundPipe(["controller", "--config", "controller.yml"], in: project)
+    func startController(
+        in project: PipeProject, environment: [String: String] = [:], file: StaticString = #filePath, line: UInt = #line
+    ) throws -> BackgroundPipe {
+        let controller = try BackgroundPipe(
+            ["controller", "--config", "controller.yml"], in: project, environment: environment)
         waitUntil("the controller has started", timeout: 30, file: file, line: line) {
             output(of: controller).contains("started with") || !controller.process.isRunning
         }

@@ -145,11 +145,12 @@ class EmulatedHostTestCase: XCTestCase {
         private let errPipe = Pipe()
         let arguments: [String]
 
-        init(_ arguments: [String], in project: PipeProject) throws {
+        init(_ arguments: [String], in project: PipeProject, environment extra: [String: String] = [:]) throws {
             self.arguments = arguments
             var environment = ProcessInfo.processInfo.environment
             environment["CI"] = "true"
             environment.removeValue(forKey: "SIM_UDID")
+            for (key, value) in extra { environment[key] = value }
             process.executableURL = RepositoryPaths.pipeBinary
             process.arguments = arguments
             process.environment = environment

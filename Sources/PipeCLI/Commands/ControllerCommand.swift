@@ -87,6 +87,7 @@ enum ControllerCommand {
         let controller = Controller(
             config: config, store: store, storePath: location.description, executor: executor, log: output,
             runThreadStore: runStore)
+        if store.admitsSeveralControllers { controller.registry = store }
         controller.reloadConfig = {
             executor.forgetParsedFiles()
             return try sections.load(loader, configURL)

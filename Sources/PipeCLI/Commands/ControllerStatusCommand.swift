@@ -40,8 +40,9 @@ enum ControllerStatusCommand {
     struct Status {
         var lock: ControllerLock?
         var lockAlive: RunOwner.Liveness?
-        /// A PostgreSQL store: several controllers, no lock (and no list of them yet).
+        /// A PostgreSQL store: several controllers, no lock, a list with heartbeats instead.
         var severalControllers = false
+        var controllers: [ControllerMember] = []
         var queued: [QueuedRun]
         var running: [(item: QueuedRun, run: StoredRun?)]
         var schedules: [(config: ScheduleConfig, state: ScheduleState?, next: Date?)]
@@ -62,6 +63,7 @@ enum ControllerStatusCommand {
             return Status(
                 lock: lock, lockAlive: lock.map { $0.owner.liveness() },
                 severalControllers: store.admitsSeveralControllers,
+                controllers: store.admitsSeveralControllers ? try store.controllers() : [],
                 queued: try store.waitingRuns(limit: 1_000),
                 running: try store.queueItems(states: [.claimed], limit: 1_000).map { ($0, try store.run($0.runID)) },
                 schedules: schedules,
@@ -86,7 +88,13 @@ enum ControllerStatusCommand {
             var out = ""
             switch (lock, lockAlive) {
             case (nil, _) where severalControllers:
-                out += "controllers: several may serve this store (PostgreSQL); they are not listed\n"
+                out += "controllers: \(controllers.count) serving this store (PostgreSQL, several may)\n"
+                for member in controllers {
+                    out +=
+                        "  \(member.owner.description), since \(RunsFormatting.time(member.startedAt)), heartbeat "
+                        + String(format: "%.1f s ago", member.heartbeatAge)
+                        + (member.configPath.map { ", config \($0)" } ?? "") + "\n"
+                }
             case (let lock?, .alive?):
                 out +=
                     "controller: running, \(lock.owner.description), since \(RunsFormatting.time(lock.acquiredAt))"
@@ -203,6 +211,14 @@ enum ControllerStatusCommand {
                 } ?? NSNull()
             return [
                 "controller": controller, "severalControllers": severalControllers,
+                "controllers": controllers.map { member -> [String: Any] in
+                    [
+                        "pid": Int(member.owner.pid), "hostname": member.owner.hostname,
+                        "since": UTCTimestamp.iso8601(member.startedAt),
+                        "heartbeat": UTCTimestamp.iso8601(member.heartbeatAt), "heartbeatAge": member.heartbeatAge,
+                        "config": RunsJSON.orNull(member.configPath),
+                    ]
+                },
                 "queued": queued.map { Self.json($0) },
                 "running": running.map { item, run in
                     var object = Self.json(item)

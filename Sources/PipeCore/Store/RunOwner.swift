@@ -52,7 +52,10 @@ public struct RunOwner: Sendable, Equatable, Codable {
     /// `pid 4242 on ci-1`, for messages.
     public var description: String { "pid \(pid) on \(hostname)" }
 
+    /// The machine's name, or `PIPE_MACHINE_NAME` when set: machines that share a host name (containers), and tests
+    /// that give each controller on one machine an identity of its own, name themselves apart.
     static func localHostname() -> String {
+        if let named = getenv("PIPE_MACHINE_NAME").map({ String(cString: $0) }), !named.isEmpty { return named }
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
         return String(cString: buffer)

@@ -31,6 +31,11 @@ public final class Controller: @unchecked Sendable {
     /// On a store several controllers serve, how often this one looks for the runs and claims of a controller that
     /// died, and settles them as a restart would (interrupted, queued again once).
     public var peerRecoverySeconds: Double = 2
+    /// The list of controllers of a store that admits several: this controller renews its heartbeat there before
+    /// each recovery pass, and judges owners on other machines by theirs.
+    public var registry: ControllerRegistry?
+    /// A heartbeat older than this is a dead controller's.
+    public var heartbeatTimeoutSeconds: Double = 10
     private var lastPeerRecovery = Date.distantPast
     /// Runs reported as left running under another process, so a recovery pass every few seconds says it once.
     private var reportedLeftRunning: Set<String> = []
@@ -127,6 +132,7 @@ public final class Controller: @unchecked Sendable {
 
     /// Settles what earlier controllers left, loads the schedules and starts the watches.
     private func startServing() throws {
+        try registry?.heartbeat(owner: owner, configPath: config.file)
         try recover()
         try loadSchedules(config.schedules)
         let watcher = try WatchPoller(
@@ -143,10 +149,21 @@ public final class Controller: @unchecked Sendable {
     /// Runs that were running when an earlier controller died are interrupted (the store marks them) and run again
     /// once; items it took but never started go back in their place.
     private func recover() throws {
-        _ = try store.markInterruptedRuns(at: clock(), isOwnerAlive: { $0.liveness() })
+        let members = try registry?.controllers()
+        let timeout = heartbeatTimeoutSeconds
+        let judge: (RunOwner) -> RunOwner.Liveness = { owner in
+            members?.liveness(of: owner, heartbeatTimeout: timeout) ?? owner.liveness()
+        }
+        _ = try store.markInterruptedRuns(at: clock(), isOwnerAlive: judge)
+        defer {
+            // A dead controller whose runs are settled leaves the list.
+            for member in members ?? [] where member.owner != owner && judge(member.owner) == .dead {
+                try? registry?.leave(owner: member.owner)
+            }
+        }
         for item in try store.queueItems(states: [.claimed], limit: 100_000) where item.claimedBy != owner {
             // Beside other controllers, only a dead one's claims are settled: a live one may be starting that run.
-            if store.admitsSeveralControllers, item.claimedBy?.liveness() != .dead { continue }
+            if store.admitsSeveralControllers, item.claimedBy.map(judge) != .dead { continue }
             guard let run = try store.run(item.runID) else {
                 try store.releaseClaim(runID: item.runID)
                 log.notice(
@@ -210,6 +227,8 @@ public final class Controller: @unchecked Sendable {
         }
         lastPeerRecovery = now
         do {
+            // Its own heartbeat first: after the database was away, every heartbeat looks old, its own too.
+            try registry?.heartbeat(owner: owner, configPath: config.file)
             try recover()
         } catch {
             log.notice(
@@ -288,6 +307,7 @@ public final class Controller: @unchecked Sendable {
         watcher?.stop()
         if dispatchStats.decisions > 0 { log.notice(dispatchStats.notice) }
         _ = try? store.releaseControllerLock(owner: owner)
+        try? registry?.leave(owner: owner)
         log.notice(ControllerNotice("stopped", "controller stopped: every run has ended; lock released"))
     }
 

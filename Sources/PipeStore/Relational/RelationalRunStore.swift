@@ -5,7 +5,9 @@ import PipeCore
 /// `ForgeStore`) is implemented once, in this protocol's extensions, over a `StoreDatabase`. A backend
 /// (`SQLiteRunStore`, `PostgresRunStore`) only opens its database, brings the schema up to date and runs
 /// transactions; where its SQL differs the shared code asks `dialect`.
-public protocol RelationalRunStore: RunStore, RunQueue, HostLeaseStore, AuditLogStore, ForgeStore {
+public protocol RelationalRunStore: RunStore, RunQueue, HostLeaseStore, AuditLogStore, ForgeStore,
+    ControllerRegistry
+{
     /// Where the store is, for messages: the file's path or the server and database.
     var location: String { get }
     /// The time of the store's own bookkeeping (`updated_at`, interruption times).

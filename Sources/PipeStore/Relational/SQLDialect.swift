@@ -88,6 +88,25 @@ public enum SQLDialect: Sendable {
         }
     }
 
+    // MARK: - The store's clock
+
+    /// The store's current time as a `StoreTimestamp` text (UTC, milliseconds).
+    var nowTimestamp: String {
+        switch self {
+        case .sqlite: return "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+        case .postgresql:
+            return "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+        }
+    }
+
+    /// The seconds from a timestamp column to the store's current time.
+    func secondsSince(_ column: String) -> String {
+        switch self {
+        case .sqlite: return "((julianday('now') - julianday(\(column))) * 86400.0)"
+        case .postgresql: return "extract(epoch FROM (clock_timestamp() - \(column)::timestamptz))::float8"
+        }
+    }
+
     // MARK: - Copying a whole store
 
     /// The store's tables (one row each: the name), the bookkeeping of the schema version left out.

@@ -11,8 +11,8 @@ public enum StoreCopy {
         "forge_approvals",
     ]
 
-    /// Tables of live processes, not history: who holds a host's slot and which controller runs.
-    public static let processTables = ["host_leases", "controller_lock"]
+    /// Tables of live processes, not history: who holds a host's slot and which controllers run.
+    public static let processTables = ["host_leases", "controller_lock", "controllers"]
 
     /// One table's rows in the source and in the target after the copy (always equal, or the copy fails).
     public struct TableCount: Equatable, Sendable {

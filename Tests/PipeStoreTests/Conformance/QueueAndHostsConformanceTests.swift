@@ -233,3 +233,34 @@ final class QueueAndHostsConformanceTests: ConformanceTestCase {
         assertSame(answers, "forge runs by place and commit")
     }
 }
+
+/// The list of controllers, on both backends.
+final class ControllerRegistryConformanceTests: ConformanceTestCase {
+    func testHeartbeatsListAndLeave() throws {
+        let east = RunOwner(hostname: "ci-east", pid: 10, processStart: "boot:1")
+        let west = RunOwner(hostname: "ci-west", pid: 20, processStart: nil)
+        let answers = try onBothBackends { store, backend -> [String] in
+            try store.heartbeat(owner: east, configPath: "controller.yml")
+            try store.heartbeat(owner: west, configPath: nil)
+            let first = try store.controllers()
+            Thread.sleep(forTimeInterval: 0.05)
+            try store.heartbeat(owner: east, configPath: "controller.yml")
+            let renewed = try store.controllers()
+            XCTAssertEqual(renewed.count, 2, backend.rawValue)
+            XCTAssertEqual(Set(renewed.map(\.owner.hostname)), ["ci-east", "ci-west"], backend.rawValue)
+            let eastNow = try XCTUnwrap(renewed.first { $0.owner == east })
+            let eastBefore = try XCTUnwrap(first.first { $0.owner == east })
+            XCTAssertGreaterThan(eastNow.heartbeatAt, eastBefore.heartbeatAt, "renewed, by the store's clock")
+            XCTAssertEqual(eastNow.startedAt, eastBefore.startedAt, "a renewal keeps the start")
+            XCTAssertTrue(renewed.allSatisfy { $0.heartbeatAge >= 0 && $0.heartbeatAge < 5 }, "\(renewed)")
+            XCTAssertEqual(renewed.liveness(of: west, heartbeatTimeout: 10), .alive, backend.rawValue)
+            XCTAssertEqual(renewed.liveness(of: west, heartbeatTimeout: 0), .dead, "a stale heartbeat")
+            XCTAssertEqual(
+                renewed.liveness(of: RunOwner(hostname: "ci-north", pid: 1, processStart: nil), heartbeatTimeout: 10),
+                .unknown, "not a controller")
+            try store.leave(owner: west)
+            return try store.controllers().map { "\($0.owner) \($0.configPath ?? "-")" }
+        }
+        assertSame(answers, "the list of controllers")
+    }
+}
