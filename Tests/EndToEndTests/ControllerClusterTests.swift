@@ -139,4 +139,30 @@ final class ControllerClusterTests: ControllerTestCase {
         let copyStart = try XCTUnwrap(formatter.date(from: started) ?? ISO8601DateFormatter().date(from: started))
         return copyStart.timeIntervalSince(killedAt)
     }
+
+    func testAControllerTakenOffTheListStopsItsRuns() throws {
+        let url = try PostgresServer.shared().createDatabase()
+        let database = String(url.split(separator: "?")[0].split(separator: "/").last ?? "")
+        let project = try controllerProject(capacity: 1, testSeconds: 60)
+        try writeConfig("store: \(url)\nlimits: {runs: 1}\n", in: project)
+        let controller = try startController(in: project, environment: ["PIPE_MACHINE_NAME": "ci-east"])
+        let runID = try enqueue(project, ["--store", url])
+        _ = waitUntilTestsRun(in: project, layer: "logic")
+        defer { try? killHostProcesses(mentioning: runID) }
+        // What the other controllers do to one whose heartbeat went stale: off the list, its runs given away.
+        try PostgresServer.shared().psql(
+            "DELETE FROM controllers WHERE owner_pid = \(controller.pid)", database: database)
+        var all: [[String: Any]] = []
+        try waitUntil("the fenced controller has stopped its run", timeout: 20) {
+            all = try runs(project, store: url)
+            return all.count == 1 && all.allSatisfy(isEnded)
+        }
+        XCTAssertEqual(run(runID, in: all)?["status"] as? String, "cancelled", "\(all)")
+        let log = output(of: controller)
+        XCTAssertTrue(log.contains("is no longer on the store's list of controllers"), log)
+        let status = try project.pipe(["controller", "status", "--config", "controller.yml"])
+        XCTAssertTrue(
+            status.stdout.contains("controllers: 1 serving") && status.stdout.contains("on ci-east"), status.stdout)
+        XCTAssertEqual(stop(controller).exitCode, 0)
+    }
 }

@@ -37,6 +37,8 @@ public final class Controller: @unchecked Sendable {
     /// A heartbeat older than this is a dead controller's.
     public var heartbeatTimeoutSeconds: Double = 10
     private var lastPeerRecovery = Date.distantPast
+    /// After this controller's own heartbeat was found stale, no other controller is judged until then.
+    private var judgeOthersAfter = Date.distantPast
     /// Runs reported as left running under another process, so a recovery pass every few seconds says it once.
     private var reportedLeftRunning: Set<String> = []
     /// How much lower than the loop's the run threads' scheduling priority is (`nice`, which Linux keeps per thread,
@@ -227,8 +229,20 @@ public final class Controller: @unchecked Sendable {
         }
         lastPeerRecovery = now
         do {
-            // Its own heartbeat first: after the database was away, every heartbeat looks old, its own too.
-            try registry?.heartbeat(owner: owner, configPath: config.file)
+            if let registry {
+                let own = try registry.controllers().first {
+                    $0.owner.hostname == owner.hostname && $0.owner.pid == owner.pid
+                }
+                // Off the list: the others judged this controller dead and gave its runs away (the fence).
+                if own == nil { fence() }
+                // Its own heartbeat first. One that had gone stale means the store (or this process) was away, and
+                // so were the others' heartbeats: they get one timeout to renew before anyone is judged.
+                try registry.heartbeat(owner: owner, configPath: config.file)
+                if let own, own.heartbeatAge >= heartbeatTimeoutSeconds {
+                    judgeOthersAfter = now.addingTimeInterval(heartbeatTimeoutSeconds)
+                }
+                if now < judgeOthersAfter { return }
+            }
             try recover()
         } catch {
             log.notice(
@@ -309,6 +323,26 @@ public final class Controller: @unchecked Sendable {
         _ = try? store.releaseControllerLock(owner: owner)
         try? registry?.leave(owner: owner)
         log.notice(ControllerNotice("stopped", "controller stopped: every run has ended; lock released"))
+    }
+
+    /// This controller was taken off the list: its runs may already run again elsewhere, and the Mac knows nothing of
+    /// fences, so every run it has is cancelled now (which stops the run's remote process group).
+    private func fence() {
+        lock.lock()
+        let runs = active
+        lock.unlock()
+        log.notice(
+            ControllerNotice(
+                "fenced",
+                "this controller is no longer on the store's list of controllers (the others judged it dead): "
+                    + "cancelling its \(runs.count) running run\(runs.count == 1 ? "" : "s") "
+                    + "(\(runs.keys.sorted().joined(separator: ", "))) and joining again",
+                isProblem: true))
+        for (_, run) in runs {
+            run.token.cancel(
+                reason: "cancelled: this controller was fenced (the others found its heartbeat stale); the run may "
+                    + "have been queued again elsewhere")
+        }
     }
 
     private func cancelAll(after grace: Double, reason: String) {
