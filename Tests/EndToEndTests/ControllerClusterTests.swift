@@ -6,13 +6,8 @@ import XCTest
 /// one of them, and the host's capacity holds across both.
 final class ControllerClusterTests: ControllerTestCase {
     func testTwoControllersShareOneQueueAndOneHostWithoutRunningAnythingTwice() throws {
-        let url = try PostgresServer.shared().createDatabase()
-        let project = try controllerProject(capacity: 2, testSeconds: 1)
         // One run at a time each: the host's two slots are used only when both controllers work.
-        try writeConfig("store: \(url)\nlimits: {runs: 1}\n", in: project)
-        let queued = try (0..<6).map { _ in try enqueue(project, ["--store", url]) }
-        let first = try startController(in: project)
-        let second = try startController(in: project)
+        let (url, project, queued, first, second) = try twoControllers(queueing: 6, testSeconds: 1)
         XCTAssertTrue(output(of: second).contains("started with"), "a second controller joins: \(output(of: second))")
         var all: [[String: Any]] = []
         try waitUntil("every queued run has ended", timeout: 120) {
@@ -164,5 +159,34 @@ final class ControllerClusterTests: ControllerTestCase {
         XCTAssertTrue(
             status.stdout.contains("controllers: 1 serving") && status.stdout.contains("on ci-east"), status.stdout)
         XCTAssertEqual(stop(controller).exitCode, 0)
+    }
+
+    func testAPostgreSQLRestartMidRunLosesAndDoublesNothing() throws {
+        let (url, project, queued, first, second) = try twoControllers(queueing: 3, testSeconds: 3)
+        _ = waitUntilTestsRun(in: project, layer: "logic")
+        let server = try PostgresServer.shared()
+        let before = try server.psql("SELECT pg_postmaster_start_time()")
+        try server.restart()
+        XCTAssertNotEqual(try server.psql("SELECT pg_postmaster_start_time()"), before, "the server restarted")
+        var all: [[String: Any]] = []
+        try waitUntil("every queued run has ended after the restart", timeout: 90) {
+            all = try runs(project, store: url)
+            return all.count >= 3 && all.allSatisfy(isEnded)
+        }
+        XCTAssertEqual(all.compactMap { $0["runID"] as? String }.sorted(), queued.sorted(), "none lost, none twice")
+        XCTAssertTrue(all.allSatisfy { $0["status"] as? String == "finished" }, "\(all)")
+        XCTAssertEqual(stop(first).exitCode, 0)
+        XCTAssertEqual(stop(second).exitCode, 0)
+    }
+
+    /// A new PostgreSQL store, a host of capacity 2, `count` queued runs and two controllers of one run each.
+    private func twoControllers(queueing count: Int, testSeconds: Double) throws -> (
+        url: String, project: PipeProject, queued: [String], first: BackgroundPipe, second: BackgroundPipe
+    ) {
+        let url = try PostgresServer.shared().createDatabase()
+        let project = try controllerProject(capacity: 2, testSeconds: testSeconds)
+        try writeConfig("store: \(url)\nlimits: {runs: 1}\n", in: project)
+        let queued = try (0..<count).map { _ in try enqueue(project, ["--store", url]) }
+        return (url, project, queued, try startController(in: project), try startController(in: project))
     }
 }

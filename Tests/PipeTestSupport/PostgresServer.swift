@@ -30,9 +30,20 @@ public final class PostgresServer: @unchecked Sendable {
     private static func start() throws -> PostgresServer {
         let state = URL(fileURLWithPath: NSTemporaryDirectory())
             .appendingPathComponent("pipe-pg-\(UUID().uuidString.prefix(8))").path
+        try runScript(["up", "--state", state, "--watch-pid", String(ProcessInfo.processInfo.processIdentifier)])
+        return PostgresServer(socketDirectory: state)
+    }
+
+    /// Stops the server at once, as a crash would, and starts it again (about a second): connections are lost.
+    public func restart() throws {
+        try Self.runScript(["restart", "--state", socketDirectory])
+    }
+
+    /// Runs scripts/pg-test-server; throws with what it printed when it fails.
+    private static func runScript(_ arguments: [String]) throws {
         // The script's output goes to a file, not a pipe: the server and the watcher it leaves running would hold
         // a pipe's write end open for the life of the test process, so reading a pipe to its end never returns.
-        let outputPath = state + ".out"
+        let outputPath = NSTemporaryDirectory() + "pipe-pg-\(UUID().uuidString.prefix(8)).out"
         guard FileManager.default.createFile(atPath: outputPath, contents: nil) else {
             throw PostgresServerError(message: "cannot create \(outputPath)")
         }
@@ -40,9 +51,7 @@ public final class PostgresServer: @unchecked Sendable {
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         let process = Process()
         process.executableURL = RepositoryPaths.root.appendingPathComponent("scripts/pg-test-server")
-        process.arguments = [
-            "up", "--state", state, "--watch-pid", String(ProcessInfo.processInfo.processIdentifier),
-        ]
+        process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = output
@@ -51,9 +60,8 @@ public final class PostgresServer: @unchecked Sendable {
         try? output.close()
         let printed = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard process.terminationStatus == 0 else {
-            throw PostgresServerError(message: "scripts/pg-test-server up failed:\n\(printed)")
+            throw PostgresServerError(message: "scripts/pg-test-server \(arguments[0]) failed:\n\(printed)")
         }
-        return PostgresServer(socketDirectory: state)
     }
 
     /// The URL of `database` on this server, as a user would pass it to `--store`.
