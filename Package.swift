@@ -96,7 +96,10 @@ let package = Package(
         .executableTarget(name: "pipe", dependencies: ["PipeCLI"], swiftSettings: strictSettings),
         // `make bench`: Pipe's transfer parts as whole processes, timed by bench/run next to OpenSSH; the data generator.
         .executableTarget(
-            name: "pipe-bench", dependencies: ["PipeSSH", "PipeCore", "PipeBasics"], swiftSettings: strictSettings),
+            name: "pipe-bench", dependencies: ["PipeSSH", "PipeCore", "PipeBasics", "PipeLink"],
+            swiftSettings: strictSettings),
+        // `make bench`'s wide-area link on loopback: a relay that delays and paces each direction.
+        .target(name: "PipeLink", swiftSettings: strictSettings),
 
         // The emulated cloud Mac: `xcrun`, `xcodebuild`, `xcresulttool` as one multi-call binary (tests and demo only).
         .target(name: "PipeMacEmulator", dependencies: ["PipeBasics"], swiftSettings: strictSettings),
@@ -110,6 +113,7 @@ let package = Package(
         .target(name: "PipeTestSupport", dependencies: ["PipeBasics", "PipeCore"], path: "Tests/PipeTestSupport"),
         .testTarget(name: "PipeBasicsTests", dependencies: ["PipeBasics", "PipeTestSupport"]),
         .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
+        .testTarget(name: "PipeLinkTests", dependencies: ["PipeLink"]),
         .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(

@@ -16,6 +16,8 @@ import PipeSSH
 ///     pipe-bench overlap  HOST… --dir D --key K --to R [--runs N]
 ///     pipe-bench on-host  HOST… [--runs N] -- COMMAND   (`{n}` in COMMAND becomes the round number)
 ///     pipe-bench tcp [--megabytes N]                 loopback TCP throughput, the physical ceiling
+///     pipe-bench relay --to PORT --rtt-ms MS --mbit MBIT [--listen PORT]   a wide-area link on loopback
+///     pipe-bench link-check --rtt-ms MS --mbit MBIT [--megabytes N]     that link's achieved round trip and rate
 ///
 /// HOST… is `--port P --user U --identity F --known-hosts K [--work-dir W]` (127.0.0.1).
 enum BenchCommand {
@@ -72,6 +74,10 @@ enum BenchCommand {
                 try overlap(options)
             case "on-host":
                 try onHost(options)
+            case "relay":
+                try LinkCommands.relay(options)
+            case "link-check":
+                try LinkCommands.check(options)
             case "tcp":
                 try LoopbackCeiling.measure(megabytes: Int(options.optional("megabytes") ?? "2000") ?? 2000)
             default:
