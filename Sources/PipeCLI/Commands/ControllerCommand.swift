@@ -106,26 +106,40 @@ enum ControllerCommand {
         var stopForges: () -> Void = {}
         defer { stopForges() }
         do {
+            let forges = try ControllerForges.load(project: project, store: store, environment: context.environment)
+            let approver = forges?.chatApprover()
             if let chatopsConfig = sections.chatops {
                 let endpoint = try makeChatOps(
                     chatopsConfig, configURL: configURL, project: project, hostsFile: hostsFile, store: store,
-                    context: context)
-                // Stopped if anything after it fails to start.
-                services.mount(try endpoint.mount(), stop: endpoint.stop)
+                    approver: approver, context: context)
+                // Stopped if anything after it fails to start; the approvals it started end before the forges.
+                services.mount(try endpoint.mount()) {
+                    endpoint.stop()
+                    approver?.finish()
+                }
                 // Refusals that belong to no endpoint go to its audit log, as when it listened alone.
                 services.observer = endpoint
             }
-            if let forges = try ControllerForges.load(
-                project: project, store: store, environment: context.environment)
-            {
+            if let forges {
                 let console = context.console
-                try forges.mount(on: services) { console.err($0 + "\n") }
+                try forges.mount(
+                    on: services, repository: { try? executor.repository(ofPipeline: $0) },
+                    log: { console.err($0 + "\n") })
+                executor.runCheckedOut = { forges.runCheckedOut($0) { console.err($0 + "\n") } }
                 executor.runEnded = { forges.runEnded($0) { console.err($0 + "\n") } }
                 forges.start { console.err($0 + "\n") }
                 stopForges = forges.stop
                 context.console.out(
                     "forges: \(forges.forges.forges.map { "\($0.name) at \($0.webhook.path)" }.joined(separator: ", "))\n"
                 )
+            }
+            if let webConfig = sections.web {
+                let console = context.console
+                let web = try WebCommand.makeEndpoint(
+                    webConfig, configURL: configURL.standardizedFileURL, project: project, hostsFile: hostsFile,
+                    store: store, environment: context.environment, log: { console.err($0 + "\n") })
+                services.mount(web.endpoint)
+                context.console.out("web: the page at \(webConfig.path)\n")
             }
             if let line = try services.listen(sections.listenerConfig, project: project) {
                 context.console.out(line + "\n")
@@ -146,7 +160,7 @@ enum ControllerCommand {
     /// The chat-ops endpoint, with a backend that queues chat requests in the store this controller drains.
     private static func makeChatOps(
         _ config: ChatOpsConfig, configURL: URL, project: ProjectFolder, hostsFile: URL, store: SQLiteRunStore,
-        context: CommandContext
+        approver: ChatForgeApprover?, context: CommandContext
     ) throws -> ChatOpsEndpoint {
         let (secret, proxySecret) = try ChatOpsSetup.secrets(
             of: config, configURL: configURL, environment: context.environment)
@@ -158,7 +172,7 @@ enum ControllerCommand {
         let reader = InProcessChatOpsBackend(
             project: project, hostsFile: hostsFile, store: store, environment: context.environment, log: log)
         let backend = QueueChatOpsBackend(
-            reader: reader, queue: store, project: project, environment: context.environment)
+            reader: reader, queue: store, project: project, environment: context.environment, approver: approver)
         let audit = StoreChatAuditLog(
             store: store, copy: try JSONLinesAuditLog(url: auditURL, maxBytes: config.limits.auditLogBytes))
         console.out("chatops: \(config.dialect.rawValue) commands at \(config.path) (audit log \(auditURL.path))\n")
@@ -214,12 +228,16 @@ enum ControllerCommand {
                 + (config.sessionIdleSeconds > 0
                     ? "SSH sessions kept \(Int(config.sessionIdleSeconds)) s for the next run"
                     : "SSH sessions closed after each run"))
-        if let chatops = sections.chatops {
+        if sections.chatops != nil || sections.web != nil {
             let http = sections.listenerConfig
+            let mounted =
+                (sections.chatops.map { ["chat-ops at \($0.path)"] } ?? [])
+                + (sections.web.map { ["the web page at \($0.path)"] } ?? [])
             let port: UInt16 = if case .tcp(_, let port) = http.listener { port } else { 0 }
             lines.append(
                 "  http: listens on \(ControllerHTTPServices.describe(http.listener, port: port)) "
-                    + "(\(sections.http == nil ? "as chatops: says" : "as http: says")): chat-ops at \(chatops.path)"
+                    + "(\(sections.http == nil && sections.chatops != nil ? "as chatops: says" : "as http: says")): "
+                    + mounted.joined(separator: ", ")
                     + (http.baseURL.map { "; public URL \($0)" } ?? ""))
         }
         do {

@@ -31,11 +31,13 @@ public struct ForgeTrigger: Sendable, Equatable, Codable {
     public var secretsWithheld: Bool
     /// The forge's delivery id of the event.
     public var deliveryID: String?
+    /// A push's `before`: the branch's commit the push replaced (`nil` for a new branch and for other events).
+    public var previousSHA: String?
 
     public init(
         forge: String, repository: String, event: Event, number: Int?, headSHA: String, headBranch: String,
         fetchRef: String, baseBranch: String? = nil, fork: String? = nil, secretsWithheld: Bool = false,
-        deliveryID: String? = nil
+        deliveryID: String? = nil, previousSHA: String? = nil
     ) {
         self.forge = forge
         self.repository = repository
@@ -48,5 +50,21 @@ public struct ForgeTrigger: Sendable, Equatable, Codable {
         self.fork = fork
         self.secretsWithheld = secretsWithheld
         self.deliveryID = deliveryID
+        self.previousSHA = previousSHA
+    }
+}
+
+extension ForgeTrigger {
+    /// Where a forge's runs supersede each other: one pull request, or the pushes to one branch.
+    public enum Place: Sendable, Hashable {
+        case pullRequest(Int)
+        case pushes(fetchRef: String)
+    }
+
+    /// The place of this event; `nil` for an event of neither kind (a re-run asked for without a pull request),
+    /// which supersedes nothing.
+    public var place: Place? {
+        if let number { return .pullRequest(number) }
+        return event == .push ? .pushes(fetchRef: fetchRef) : nil
     }
 }
