@@ -101,8 +101,12 @@ let package = Package(
         // `make bench`: Pipe's transfer parts as whole processes, timed by bench/run next to OpenSSH; the data generator.
         .executableTarget(
             name: "pipe-bench",
-            dependencies: ["PipeSSH", "PipeCore", "PipeBasics", "PipeForge", "PipeStore", "PipeTestSupport"],
+            dependencies: [
+                "PipeSSH", "PipeCore", "PipeBasics", "PipeForge", "PipeLink", "PipeStore", "PipeTestSupport",
+            ],
             swiftSettings: strictSettings),
+        // `make bench`'s wide-area link on loopback: a relay that delays and paces each direction.
+        .target(name: "PipeLink", swiftSettings: strictSettings),
 
         // The emulated cloud Mac: `xcrun`, `xcodebuild`, `xcresulttool` as one multi-call binary (tests and demo only).
         .target(name: "PipeMacEmulator", dependencies: ["PipeBasics"], swiftSettings: strictSettings),
@@ -118,10 +122,11 @@ let package = Package(
         ),
         .testTarget(name: "PipeBasicsTests", dependencies: ["PipeBasics", "PipeTestSupport"]),
         .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
+        .testTarget(name: "PipeLinkTests", dependencies: ["PipeLink"]),
         .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "PipeSSHTests", dependencies: ["PipeSSH", "CBatchedAESCTR", "PipeTestSupport"],
+            name: "PipeSSHTests", dependencies: ["PipeSSH", "CBatchedAESCTR", "PipeLink", "PipeTestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "PipeGitTests", dependencies: ["PipeGit", "PipeTestSupport"]),
         .testTarget(name: "PipeStoreTests", dependencies: ["PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),
