@@ -11,7 +11,26 @@ final class BuildCacheEndToEndTests: EmulatedHostTestCase {
         layer(name, in: record)?["build"] as? [String: String]
     }
 
-    private func cacheFolder(_ name: String) -> String { "/home/\(host.user)/pipe-work/cache/\(name)" }
+    /// A work folder of this test's own: the host's account is shared by every test here.
+    private let work = "pipe-work-cache-\(UUID().uuidString.prefix(8).lowercased())"
+
+    private func cacheFolder(_ name: String) -> String { "/home/\(host.user)/\(work)/cache/\(name)" }
+
+    private func entry(trust: String = "trusted") -> String {
+        host.hostsFileEntry().replacingOccurrences(
+            of: "    capacity: 1\n", with: "    capacity: 1\n    work-dir: \(work)\n    trust: \(trust)\n")
+    }
+
+    private func makeCacheProject() throws -> PipeProject {
+        let project = try makeProject(pipeline: Self.oneLogicLayerPipeline)
+        try project.writeHostsFile(entry())
+        return project
+    }
+
+    override func tearDown() {
+        _ = try? host?.inspect("rm -rf \(work)")
+        super.tearDown()
+    }
 
     private func exists(_ path: String) throws -> Bool {
         try host.inspect("[ -e \(path) ]").exitCode == 0
@@ -24,7 +43,7 @@ final class BuildCacheEndToEndTests: EmulatedHostTestCase {
     }
 
     func testASecondRunBuildsWarmInTheSameCacheWhoseTreeIsTheWorkspace() throws {
-        let project = try makeProject(pipeline: Self.oneLogicLayerPipeline)
+        let project = try makeCacheProject()
         let first = try run(project)
         let cold = try XCTUnwrap(build("logic", in: first))
         XCTAssertEqual(cold["state"], "cold")
@@ -50,7 +69,7 @@ final class BuildCacheEndToEndTests: EmulatedHostTestCase {
     }
 
     func testCleanTrueWipesTheCacheAndBuildCacheFalseBuildsInTheRunFolder() throws {
-        let project = try makeProject(pipeline: Self.oneLogicLayerPipeline)
+        let project = try makeCacheProject()
         let cache = try XCTUnwrap(build("logic", in: try run(project))?["cache"])
         try writePipeline(Self.oneLogicLayerPipeline + "\n    clean: true\n", in: project)
         let cleaned = try XCTUnwrap(build("logic", in: try run(project)))
@@ -62,14 +81,12 @@ final class BuildCacheEndToEndTests: EmulatedHostTestCase {
     }
 
     func testCodeOfAnotherTrustLevelGetsACacheOfItsOwn() throws {
-        let project = try makeProject(pipeline: Self.oneLogicLayerPipeline)
+        let project = try makeCacheProject()
         let trusted = try XCTUnwrap(build("logic", in: try run(project))?["cache"])
         let mark = try host.inspect("stat -f %m \(cacheFolder(trusted))/synced").stdout
         // The same repository, from a source the project does not name (a parameter chose it): untrusted code, on
         // an untrusted host of the same account.
-        try project.writeHostsFile(
-            host.hostsFileEntry().replacingOccurrences(
-                of: "    capacity: 1\n", with: "    capacity: 1\n    trust: untrusted\n"))
+        try project.writeHostsFile(entry(trust: "untrusted"))
         try writePipeline(
             Self.oneLogicLayerPipeline.replacingOccurrences(
                 of: "repository:\n", with: "parameters: {repo: {required: true}}\nrepository:\n  url: \"${repo}\"\n"),
@@ -90,15 +107,13 @@ final class BuildCacheEndToEndTests: EmulatedHostTestCase {
     }
 
     func testHostsCleanBuildCachesRemovesThemAll() throws {
-        let project = try makeProject(pipeline: Self.oneLogicLayerPipeline)
+        let project = try makeCacheProject()
         let cache = try XCTUnwrap(build("logic", in: try run(project))?["cache"])
         XCTAssertTrue(try exists(cacheFolder(cache) + "/tree"))
         let dry = try project.pipe(["hosts", "clean", "--build-caches", "--dry-run"])
         XCTAssertEqual(dry.exitCode, 0, dry.combined)
         XCTAssertTrue(dry.stdout.contains("mac-1: would free "), dry.combined)
-        // The host's account is shared by every test here: other tests' caches are listed too.
-        XCTAssertTrue(dry.stdout.contains(" build cache"), dry.combined)
-        XCTAssertTrue(dry.stdout.contains(cache), dry.combined)
+        XCTAssertTrue(dry.stdout.contains("in 1 build cache (\(cache))"), dry.combined)
         XCTAssertTrue(try exists(cacheFolder(cache) + "/tree"), "--dry-run removes nothing")
         let clean = try project.pipe(["hosts", "clean", "--build-caches"])
         XCTAssertEqual(clean.exitCode, 0, clean.combined)

@@ -140,4 +140,61 @@ final class BuildCacheSyncTests: XCTestCase {
                 "refused: \(bad.debugDescription)")
         }
     }
+
+    /// Makes a build cache folder on the host holding `kibibytes` KiB, its last sync's mark dated `stamp`
+    /// (`touch -t`, `nil`: now).
+    private func makeCache(_ name: String, kibibytes: Int, stamp: String?) throws {
+        let folder = ShellQuote.quote(workDirectory + "/cache/" + name)
+        var line =
+            "mkdir -p \(folder)/tree && awk 'BEGIN { for (i = 0; i < \(kibibytes * 1024); i++) printf \"x\" }' "
+            + "> \(folder)/tree/blob && : > \(folder)/synced"
+        if let stamp { line += " && /usr/bin/touch -t \(stamp) \(folder)/synced" }
+        let made = try host.capture(line)
+        XCTAssertEqual(made.exit, .exited(0), made.stderrText)
+    }
+
+    private func cacheNames() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: workDirectory + "/cache").sorted()
+    }
+
+    func testEvictionRemovesTheOldThenTheLeastRecentlyUsedPastTheSizeAndNeverALeasedOne() throws {
+        try makeCache("trusted-0000000000000000-1", kibibytes: 4, stamp: "202601010000")
+        try makeCache("trusted-3333333333333333-1", kibibytes: 4, stamp: "202601010000")
+        try makeCache("trusted-1111111111111111-1", kibibytes: 200, stamp: "203001010000")
+        try makeCache("untrusted-2222222222222222-2", kibibytes: 200, stamp: nil)
+        let other = try host.capture("mkdir -p \(ShellQuote.quote(workDirectory + "/cache/0123456789abcdef"))")
+        XCTAssertEqual(other.exit, .exited(0))
+        let policy = BuildCachePolicy(cachesPerIdentity: 2, maxSizeBytes: 300 << 10, maxAgeSeconds: 86_400)
+        func evict(_ mode: BuildCacheEviction.Mode, measureOnly: Bool) throws -> [BuildCacheEviction.Removal] {
+            let output = try host.capture(
+                BuildCacheEviction.command(
+                    workDirectory: workDirectory, mode: mode, policy: policy, leased: ["trusted-3333333333333333-1"],
+                    measureOnly: measureOnly))
+            XCTAssertEqual(output.exit, .exited(0), output.stderrText)
+            return BuildCacheEviction.read(output.stdoutText)
+        }
+        let all = try cacheNames()
+
+        let measured = try evict(.evict, measureOnly: true)
+        XCTAssertEqual(try cacheNames(), all, "measuring removes nothing")
+        XCTAssertEqual(
+            measured.filter { $0.state == .removed }.map(\.name),
+            ["trusted-0000000000000000-1", "untrusted-2222222222222222-2"],
+            "past max-age, then the least recently used until the rest fits in max-size")
+        XCTAssertEqual(measured.filter { $0.state == .busy }.map(\.name), ["trusted-3333333333333333-1"])
+        XCTAssertGreaterThanOrEqual(
+            measured.first { $0.name == "untrusted-2222222222222222-2" }?.bytes ?? 0, 200 << 10)
+
+        _ = try evict(.evict, measureOnly: false)
+        XCTAssertEqual(
+            try cacheNames(), ["0123456789abcdef", "trusted-1111111111111111-1", "trusted-3333333333333333-1"],
+            "what is not a build cache's name, the most recently used and the leased one stay")
+
+        XCTAssertEqual(
+            try evict(.all, measureOnly: false).filter { $0.state == .removed }.map(\.name),
+            [
+                "trusted-1111111111111111-1"
+            ])
+        XCTAssertEqual(try cacheNames(), ["0123456789abcdef", "trusted-3333333333333333-1"])
+    }
 }
