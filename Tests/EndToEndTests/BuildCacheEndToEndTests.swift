@@ -122,4 +122,37 @@ final class BuildCacheEndToEndTests: EmulatedHostTestCase {
         // The next run starts cold in a new cache of the same name.
         XCTAssertEqual(build("logic", in: try run(project))?["state"], "cold")
     }
+
+    func testASecondRunAtOnceTakesTheNextCacheAndAThirdWaitsForOne() throws {
+        let project = try makeProject(pipeline: Self.oneLogicLayerPipeline)
+        try project.writeHostsFile(
+            entry().replacingOccurrences(of: "    capacity: 1\n", with: "    capacity: 3\n    build-caches: 2\n"))
+        try makeFirstTest(of: "ReadingIDTests", take: 3, in: project)
+        let first = try BackgroundPipe(["run", "app-intents"], in: project)
+        _ = waitUntilTestsRun(in: project, layer: "logic")
+        let second = try BackgroundPipe(["run", "app-intents"], in: project)
+        XCTAssertEqual(first.wait(timeout: 60).exitCode, 0)
+        let secondEnded = second.wait(timeout: 60)
+        XCTAssertEqual(secondEnded.exitCode, 0, secondEnded.combined)
+        let caches = try project.runFolders().map { folder -> String in
+            let data = try Data(contentsOf: folder.appendingPathComponent("summary.json"))
+            let record = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+            return try XCTUnwrap(build("logic", in: record)?["cache"])
+        }
+        XCTAssertEqual(caches.count, 2)
+        XCTAssertEqual(caches.map { $0.suffix(2) }.sorted(), ["-1", "-2"], "two runs at once, two caches: \(caches)")
+        XCTAssertEqual(caches[0].dropLast(2), caches[1].dropLast(2), "of one identity")
+    }
+
+    func testACacheWhoseBuildFailedIsUsedAgainWarm() throws {
+        let project = try makeCacheProject()
+        try breakReaderBuild(in: project)
+        let failed = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(failed.exitCode, 1, failed.combined)
+        let cache = try XCTUnwrap(build("logic", in: try project.lastRecord())?["cache"])
+        try editReaderScheme(in: project, message: "the build error is fixed") { reader in
+            reader.removeValue(forKey: "buildErrors")
+        }
+        XCTAssertEqual(build("logic", in: try run(project)), ["state": "warm", "cache": cache])
+    }
 }
