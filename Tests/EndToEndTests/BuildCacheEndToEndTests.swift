@@ -123,7 +123,7 @@ final class BuildCacheEndToEndTests: EmulatedHostTestCase {
         XCTAssertEqual(build("logic", in: try run(project))?["state"], "cold")
     }
 
-    func testASecondRunAtOnceTakesTheNextCacheAndAThirdWaitsForOne() throws {
+    func testASecondRunAtOnceTakesTheNextCacheOfTheIdentity() throws {
         let project = try makeProject(pipeline: Self.oneLogicLayerPipeline)
         try project.writeHostsFile(
             entry().replacingOccurrences(of: "    capacity: 1\n", with: "    capacity: 3\n    build-caches: 2\n"))
