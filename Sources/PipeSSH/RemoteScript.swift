@@ -138,7 +138,8 @@ enum RemoteScript {
     /// (`$1/synced`): `pipe-touched <bytes> <bytes>` and two lists of NUL-separated `./path` records, the entries
     /// whose change time is newer (`find -cnewer`) and the entries of those that are folders
     /// (`WorkspaceTouchedTree`); a listing that fails or passes 16 MiB counts as no usable copy. The mark is
-    /// written again once the archive is in place, before the manifest's id.
+    /// written again once the archive is in place, before the manifest's id, with the sync's token as its content:
+    /// writing data always moves a file's times, where truncating an empty file may not.
     ///
     /// Exit 73: the run folder exists or cannot be made; 74: the cache cannot be changed; 75: the lock stayed taken;
     /// 2: a malformed request or an archive without its manifest; else tar's status. The lock goes on every exit (a
@@ -195,7 +196,7 @@ enum RemoteScript {
         + "if [ -n \"$a\" ]; then cat \"$c/manifest.incoming.$t\" >>\"$c/manifest\" "
         + "&& rm -f \"$c/manifest.incoming.$t\" || exit 74; "
         + "else mv \"$c/manifest.incoming.$t\" \"$c/manifest\" || exit 74; fi; "
-        + "if [ \"$d\" = - ]; then : >\"$c/synced\" || exit 74; fi; echo \"$t\" >\"$c/manifest.id\" || exit 74; "
+        + "if [ \"$d\" = - ]; then echo \"$t\" >\"$c/synced\" || exit 74; fi; echo \"$t\" >\"$c/manifest.id\" || exit 74; "
         + "echo pipe-applied; "
         + "if [ \"$d\" = - ]; then rm -f \"$c/touched\" \"$c/children\"; echo pipe-cloned; exit 0; fi; "
         + "cp -c -R -p \"$c/tree\" \"$d\" || exit 74; echo pipe-cloned"
