@@ -60,6 +60,10 @@ let package = Package(
         .target(
             name: "PipeChatOps", dependencies: ["PipeBasics", "PipeCore", "PipeSpec", "PipeReport", "PipeHTTP"],
             swiftSettings: strictSettings),
+        // The web page: runs, a run, its log, checklists and their sign-off, over PipeHTTP (docs/web.md).
+        .target(
+            name: "PipeWeb", dependencies: ["PipeBasics", "PipeCore", "PipeSpec", "PipeHTTP", "PipeChatOps"],
+            swiftSettings: strictSettings),
         // Forges (GitHub, Gitea/Forgejo, GitLab): forges.yml, webhooks in, statuses, checks and comments out.
         .target(
             name: "PipeForge", dependencies: ["PipeBasics", "PipeCore", "PipeSpec"], swiftSettings: strictSettings),
@@ -89,14 +93,20 @@ let package = Package(
             dependencies: [
                 "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
                 "XcodebuildTestPlugin", "ChecklistPlugin", "ShellPlugin", "ExternalPlugin", "PipeServer",
-                "PipeChatOps", "PipeForge", "PipeHTTP",
+                "PipeChatOps", "PipeForge", "PipeHTTP", "PipeWeb",
             ],
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "pipe", dependencies: ["PipeCLI"], swiftSettings: strictSettings),
         // `make bench`: Pipe's transfer parts as whole processes, timed by bench/run next to OpenSSH; the data generator.
         .executableTarget(
-            name: "pipe-bench", dependencies: ["PipeSSH", "PipeCore", "PipeBasics"], swiftSettings: strictSettings),
+            name: "pipe-bench",
+            dependencies: [
+                "PipeSSH", "PipeCore", "PipeBasics", "PipeForge", "PipeLink", "PipeStore", "PipeTestSupport",
+            ],
+            swiftSettings: strictSettings),
+        // `make bench`'s wide-area link on loopback: a relay that delays and paces each direction.
+        .target(name: "PipeLink", swiftSettings: strictSettings),
 
         // The emulated cloud Mac: `xcrun`, `xcodebuild`, `xcresulttool` as one multi-call binary (tests and demo only).
         .target(name: "PipeMacEmulator", dependencies: ["PipeBasics"], swiftSettings: strictSettings),
@@ -107,13 +117,16 @@ let package = Package(
         ),
 
         // Tests.
-        .target(name: "PipeTestSupport", dependencies: ["PipeBasics", "PipeCore"], path: "Tests/PipeTestSupport"),
+        .target(
+            name: "PipeTestSupport", dependencies: ["PipeBasics", "PipeCore", "PipeHTTP"], path: "Tests/PipeTestSupport"
+        ),
         .testTarget(name: "PipeBasicsTests", dependencies: ["PipeBasics", "PipeTestSupport"]),
         .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
+        .testTarget(name: "PipeLinkTests", dependencies: ["PipeLink"]),
         .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "PipeSSHTests", dependencies: ["PipeSSH", "CBatchedAESCTR", "PipeTestSupport"],
+            name: "PipeSSHTests", dependencies: ["PipeSSH", "CBatchedAESCTR", "PipeLink", "PipeTestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "PipeGitTests", dependencies: ["PipeGit", "PipeTestSupport"]),
         .testTarget(name: "PipeStoreTests", dependencies: ["PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),
@@ -128,12 +141,14 @@ let package = Package(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin"]),
         .testTarget(name: "ShellPluginTests", dependencies: ["ShellPlugin", "PipeSpec", "PipeTestSupport"]),
-        .testTarget(name: "XcodebuildTestPluginTests", dependencies: ["XcodebuildTestPlugin"]),
+        .testTarget(name: "XcodebuildTestPluginTests", dependencies: ["XcodebuildTestPlugin", "PipeSpec"]),
         .testTarget(
             name: "ExternalPluginTests", dependencies: ["ExternalPlugin", "PipeSSH", "PipeTestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "PipeServerTests", dependencies: ["PipeServer", "PipeStore", "PipeTestSupport"]),
         .testTarget(name: "PipeHTTPTests", dependencies: ["PipeHTTP", "PipeTestSupport"]),
+        .testTarget(
+            name: "PipeWebTests", dependencies: ["PipeWeb", "PipeStore", "PipeHTTP", "PipeTestSupport"]),
         .testTarget(name: "PipeChatOpsTests", dependencies: ["PipeChatOps", "PipeHTTP", "PipeTestSupport"]),
         .testTarget(
             name: "PipeForgeTests", dependencies: ["PipeForge", "PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),

@@ -159,7 +159,7 @@ extension XcodebuildTestPlugin {
             destination: .init(simulatorPlatform: simulator.platform, udid: simulator.udid),
             resultBundlePath: bundle.path, testPlan: settings["test-plan"]?.stringValue,
             configuration: settings["configuration"]?.stringValue, buildSettings: Self.buildSettings(of: context.layer),
-            derivedDataPath: derivedData)
+            derivedDataPath: derivedData, options: try XcodebuildTestOptions.buildOptions(of: context.layer))
         try XcodebuildInvocation.makeRemoteFolder(bundle.directory, context: context)
         context.events.emit(
             .note(

@@ -118,14 +118,6 @@ extension SSHRemoteHost {
         }
         let token = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         let sync = WorkspaceSync(root: root, token: token, digestCache: memory.digests)
-        let (setting, roundTrip, observed) = (
-            session.host.uploadCompression, session.socket.smoothedRoundTripSeconds, memory.linkRate(for: session.host)
-        )
-        sync.compression = { bytes, hostHasZstd in
-            WorkspaceCompressionChoice.choose(
-                setting, bytes: bytes, hostHasZstd: hostHasZstd, roundTripSeconds: roundTrip,
-                observedBytesPerSecond: observed)
-        }
         // Once the host holds the new manifest under this token, what was sent is written down on another thread
         // while the host clones the run folder (≈ 45 ms for 10,000 files, which no longer add to the sync).
         let remembering = DispatchGroup()
@@ -165,6 +157,15 @@ extension SSHRemoteHost {
             listing.wait()
             loading.wait()
             throw error
+        }
+        // Chosen once the command's channel has opened, which measured a round trip to the host.
+        let (setting, roundTrip, observed) = (
+            session.host.uploadCompression, session.roundTripSeconds, memory.linkRate(for: session.host)
+        )
+        sync.compression = { bytes, hostHasZstd in
+            WorkspaceCompressionChoice.choose(
+                setting, bytes: bytes, hostHasZstd: hostHasZstd, roundTripSeconds: roundTrip,
+                observedBytesPerSecond: observed)
         }
         listing.wait()
         do {

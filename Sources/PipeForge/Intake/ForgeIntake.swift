@@ -234,7 +234,7 @@ public final class ForgeIntake {
             return [item]
         }
         var latest: [String: QueuedRun] = [:]
-        for item in try store.queueItems(states: nil, limit: 10_000).reversed() {
+        for item in try store.forgeQueueItems(forge: config.name, headSHA: sha) {
             guard let trigger = item.request.forge, trigger.forge == config.name, trigger.headSHA == sha,
                 latest[item.request.pipeline] == nil
             else { continue }
@@ -248,18 +248,7 @@ public final class ForgeIntake {
     private func queue(_ pipelines: [String], trigger: ForgeTrigger, requestedBy: String, reason: String) throws
         -> ForgeIntakeResult
     {
-        if let later = try laterPush(than: trigger) {
-            let stale =
-                "the push of \(Self.short(trigger.headSHA)) to \(trigger.fetchRef) arrived after the push that "
-                + "replaced it with \(Self.short(later))"
-            return ForgeIntakeResult(
-                summary: "stale: \(stale); nothing superseded or run",
-                actions: pipelines.map { .skipped(pipeline: $0, reason: stale) })
-        }
-        if let current = currentHead(trigger), current.lowercased() != trigger.headSHA.lowercased() {
-            let stale =
-                "the event is for \(Self.short(trigger.headSHA)), but \(Self.place(of: trigger)) is now at "
-                + "\(Self.short(current))"
+        if let stale = try staleness(of: trigger) {
             return ForgeIntakeResult(
                 summary: "stale: \(stale); nothing superseded or run",
                 actions: pipelines.map { .skipped(pipeline: $0, reason: stale) })
@@ -299,14 +288,31 @@ public final class ForgeIntake {
         }
     }
 
+    /// Why the event's head is no longer the newest, if it is not: a later push was received, or the forge reports
+    /// the pull request elsewhere now.
+    private func staleness(of trigger: ForgeTrigger) throws -> String? {
+        if let later = try laterPush(than: trigger) {
+            return "the push of \(Self.short(trigger.headSHA)) to \(trigger.fetchRef) arrived after the push that "
+                + "replaced it with \(Self.short(later))"
+        }
+        if let current = currentHead(trigger), current.lowercased() != trigger.headSHA.lowercased() {
+            return "the event is for \(Self.short(trigger.headSHA)), but \(Self.place(of: trigger)) is now at "
+                + "\(Self.short(current))"
+        }
+        return nil
+    }
+
     /// For a push, the commit of a push to the same branch, already received, that replaced this push's commit (its
     /// `before` is this head): the forge delivered the older push late. A force-push back to an older commit
     /// replaces the newer one itself (its `before` is that commit), so it is not late.
     private func laterPush(than trigger: ForgeTrigger) throws -> String? {
         guard trigger.event == .push else { return nil }
+        guard let place = trigger.place else { return nil }
         let head = trigger.headSHA.lowercased()
         let previous = trigger.previousSHA?.lowercased()
-        for item in try store.queueItems(states: nil, limit: 10_000) {
+        let branchPushes = try store.forgeQueueItems(
+            forge: trigger.forge, repository: trigger.repository, place: place, states: nil)
+        for item in branchPushes {
             guard let other = item.request.forge, other.event == .push, other.forge == trigger.forge,
                 other.repository == trigger.repository, other.fetchRef == trigger.fetchRef,
                 other.previousSHA?.lowercased() == head, other.headSHA.lowercased() != previous
@@ -330,8 +336,12 @@ public final class ForgeIntake {
         _ trigger: ForgeTrigger, pipelines: Set<String>?, reason: String, closing: Bool = false
     ) throws -> [ForgeIntakeResult.Action] {
         var actions: [ForgeIntakeResult.Action] = []
+        guard let place = trigger.place else { return actions }
         let now = clock()
-        for item in try store.queueItems(states: [.queued, .claimed], limit: 10_000) {
+        let samePlace = try store.forgeQueueItems(
+            forge: trigger.forge, repository: trigger.repository, place: place, states: [.queued, .claimed])
+        // Oldest first, as they were queued: the actions read in the order the runs were asked for.
+        for item in samePlace.reversed() {
             guard let other = item.request.forge, other.forge == trigger.forge,
                 other.repository == trigger.repository, Self.samePlace(other, trigger),
                 closing || other.headSHA.lowercased() != trigger.headSHA.lowercased(),
