@@ -348,6 +348,17 @@ enum PostgresStoreSchema {
         Migration(
             version: 9,
             sql: """
+                ALTER TABLE host_leases ADD COLUMN build_cache TEXT;
+                ALTER TABLE host_leases DROP CONSTRAINT host_leases_kind_check;
+                ALTER TABLE host_leases ADD CONSTRAINT host_leases_kind_check
+                    CHECK (kind IN ('host-slot', 'simulator', 'build-cache'));
+                ALTER TABLE host_leases ADD CHECK ((kind = 'build-cache') = (build_cache IS NOT NULL));
+                CREATE UNIQUE INDEX host_leases_one_run_per_build_cache ON host_leases (host, build_cache)
+                WHERE kind = 'build-cache';
+                """),
+        Migration(
+            version: 10,
+            sql: """
                 CREATE TABLE controllers (
                     owner_host TEXT NOT NULL,
                     owner_pid BIGINT NOT NULL,

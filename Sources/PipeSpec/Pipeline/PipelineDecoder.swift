@@ -9,7 +9,9 @@ struct PipelineDecoder {
         "description", "repository", "host", "simulator", "parameters", "flaky", "retry", "concurrency", "secrets",
         "layers",
     ]
-    static let layerKeys = ["plugin", "gate", "needs", "timeout", "retry", "secrets", "log-limit", "artifact-limit"]
+    static let layerKeys = [
+        "plugin", "gate", "needs", "timeout", "retry", "secrets", "log-limit", "artifact-limit", "clean", "build-cache",
+    ]
     static let retryKeys = ["infrastructure", "timed-out", "tests", "backoff"]
     static let platforms = ["iOS", "tvOS", "watchOS", "visionOS"]
 
@@ -467,6 +469,8 @@ struct PipelineDecoder {
         let timeout = layer.read("timeout", { $0.duration })
         let logLimit = layer.read("log-limit", { $0.byteSize })
         let artifactLimit = layer.read("artifact-limit", { $0.byteSize })
+        let clean = layer.read("clean", { $0.boolean })
+        let buildCache = layer.read("build-cache", { $0.boolean })
         var settings: [String: SettingValue] = [:]
         var shellParameters: [String: String] = [:]
         if let schema {
@@ -498,6 +502,14 @@ struct PipelineDecoder {
             retry: decodeRetry(layer), secrets: secrets.map(\.text), shellParameters: shellParameters)
         if let logLimit { spec.logLimitBytes = logLimit }
         if let artifactLimit { spec.artifactLimitBytes = artifactLimit }
+        if let clean { spec.clean = clean }
+        if let buildCache { spec.buildCache = buildCache }
+        if clean == true, buildCache == false, let node = layer.value("clean") {
+            problems.error(
+                path.appending("clean"), at: node.start,
+                "'clean: true' wipes the layer's build cache, and 'build-cache: false' builds without one: keep one "
+                    + "of them (a layer without a build cache always builds from nothing)")
+        }
         return DecodedLayer(spec: spec, needs: needs, secrets: secrets)
     }
 

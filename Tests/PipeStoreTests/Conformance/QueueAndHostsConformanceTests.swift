@@ -124,6 +124,14 @@ final class QueueAndHostsConformanceTests: ConformanceTestCase {
             ) { _ in .alive }
             XCTAssertTrue(simulator.isGranted, backend.rawValue)
             XCTAssertFalse(taken.isGranted, backend.rawValue)
+            let cache = { (runID: String) throws -> HostLeaseOutcome in
+                try store.leaseBuildCache(
+                    host: "mac-1", caches: ["cache-a", "cache-b"], runID: runID, owner: self.controller, at: self.start
+                ) { _ in .alive }
+            }
+            XCTAssertEqual(try cache(runs[0]).lease?.buildCache, "cache-a", backend.rawValue)
+            XCTAssertEqual(try cache(runs[1]).lease?.buildCache, "cache-b", backend.rawValue)
+            XCTAssertFalse(try cache(runs[2]).isGranted, "both caches busy on \(backend.rawValue)")
             let afterDeath = try slot(runs[2], otherController, .dead)
             XCTAssertTrue(afterDeath.isGranted, "a dead owner's slots are recovered on \(backend.rawValue)")
             XCTAssertTrue(try store.releaseLease(id: try XCTUnwrap(afterDeath.lease?.id)), backend.rawValue)
