@@ -62,6 +62,8 @@ public struct XcodebuildCommand: Equatable, Sendable {
     /// Where products and the `.xctestrun` go (`build-for-testing`) and are found (`test-without-building`);
     /// `nil` is Xcode's default folder for the container.
     public let derivedDataPath: String?
+    /// `-enableCodeCoverage YES`: a layer's `coverage:` asks for it (it slows the build and the tests).
+    public var enablesCodeCoverage = false
 
     /// - Throws: `XcodebuildCommandError` for an empty scheme, path or identifier, a UDID that could change the
     ///   destination (anything but letters, digits and `-`), or a build setting name that is not an identifier.
@@ -122,6 +124,7 @@ public struct XcodebuildCommand: Equatable, Sendable {
         arguments += skipTesting.map { "-skip-testing:\($0)" }
         if let testPlan { arguments += ["-testPlan", testPlan] }
         if let configuration { arguments += ["-configuration", configuration] }
+        if enablesCodeCoverage { arguments += ["-enableCodeCoverage", "YES"] }
         arguments += buildSettings.map { "\($0.name)=\($0.value)" }
         return arguments
     }

@@ -134,6 +134,8 @@ public struct LayerSpec: Sendable, Equatable {
     public var logLimitBytes: Int64 = LayerLog.defaultLimitBytes
     /// The most its pulled-back artifacts may hold (`artifact-limit`).
     public var artifactLimitBytes: Int64 = LayerSpec.defaultArtifactLimitBytes
+    /// Code coverage to measure and hold to a minimum (`coverage:`); `nil` leaves it off.
+    public var coverage: CoverageRequirement?
 
     /// The default cap of what one layer brings back: a big result bundle is a few hundred megabytes.
     public static let defaultArtifactLimitBytes: Int64 = 8 << 30

@@ -9,7 +9,9 @@ struct PipelineDecoder {
         "description", "repository", "host", "simulator", "parameters", "flaky", "retry", "concurrency", "secrets",
         "layers",
     ]
-    static let layerKeys = ["plugin", "gate", "needs", "timeout", "retry", "secrets", "log-limit", "artifact-limit"]
+    static let layerKeys = [
+        "plugin", "gate", "needs", "timeout", "retry", "secrets", "log-limit", "artifact-limit", "coverage",
+    ]
     static let retryKeys = ["infrastructure", "timed-out", "tests", "backoff"]
     static let platforms = ["iOS", "tvOS", "watchOS", "visionOS"]
 
@@ -495,6 +497,7 @@ struct PipelineDecoder {
             retry: decodeRetry(layer), secrets: secrets.map(\.text), shellParameters: shellParameters)
         if let logLimit { spec.logLimitBytes = logLimit }
         if let artifactLimit { spec.artifactLimitBytes = artifactLimit }
+        spec.coverage = decodeCoverage(layer, plugin: kind)
         return DecodedLayer(spec: spec, needs: needs, secrets: secrets)
     }
 
