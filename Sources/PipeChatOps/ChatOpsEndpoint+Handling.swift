@@ -151,6 +151,11 @@ extension ChatOpsEndpoint {
                     ChatMessages.gate(try backend.gate(run: runID, gate: gate)), reason: "\(gate) gate of \(runID)")
             case .hosts:
                 return answer(ChatMessages.hosts(try backend.hosts()), reason: "hosts")
+            case .approve(let forge, let number, let head):
+                return try approve(
+                    ChatApprovalRequest(
+                        forge: forge, number: number, headSHA: head, userID: command.userID, approvedBy: who),
+                    command: command, now: now, answer: answer, forbid: forbid)
             case .signoff(let typed, let layer, let verdict, let fields, let note):
                 let runID = try backend.resolveRun(typed)
                 entry.runID = runID
@@ -174,6 +179,35 @@ extension ChatOpsEndpoint {
         } catch {
             return failed(parsed.name, error)
         }
+    }
+
+    /// Hands an approval to the backend, which reads the forge off this thread: the chat hears at once that it
+    /// started, and its outcome on the request's `response_url` (or in the server's log when there is none).
+    private func approve(
+        _ request: ChatApprovalRequest, command: SlashCommand, now: Date,
+        answer: (String, ChatAuditEntry.Decision, String) -> Outcome, forbid: (String) -> Outcome
+    ) throws -> Outcome {
+        let channel = responseChannel(command, now: now, inChannel: config.resultsInChannel)
+        let (notifier, log) = (self.notifier, self.log)
+        let what = "pull request #\(request.number) of \(request.forge)"
+        let started: String
+        do {
+            started = try backend.approve(request) { outcome in
+                if let channel {
+                    notifier.send(ChatText.plain(outcome), to: channel, summary: "the approval of \(what)")
+                } else {
+                    log("chatops: the approval of \(what) by \(AuditText.cut(request.approvedBy, to: 200)): \(outcome)")
+                }
+            }
+        } catch let refused as ChatApprovalRefused {
+            return forbid(refused.message)
+        }
+        let later =
+            channel == nil
+            ? "\n(the outcome will not be posted here: this request's response_url is not one chatops.response-urls "
+                + "allows; `pipe forge deliveries` and the controller's log show it)"
+            : ""
+        return answer(ChatText.plain(started) + later, .accepted, "approving \(what)")
     }
 
     /// The request's `response_url` as a channel, when there is one and the config allows it.

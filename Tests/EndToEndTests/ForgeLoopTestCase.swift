@@ -20,9 +20,10 @@ class ForgeLoopTestCase: ControllerTestCase {
         super.tearDown()
     }
 
-    /// A project whose forges.yml sends its pull requests to app-intents, with a controller listening on port 0.
-    func forgeProject() throws -> PipeProject {
-        let project = try controllerProject()
+    /// A project whose forges.yml sends its pull requests to app-intents, with a controller listening on port 0;
+    /// `testSeconds`: how long its first test takes.
+    func forgeProject(testSeconds: Double? = nil) throws -> PipeProject {
+        let project = try controllerProject(testSeconds: testSeconds)
         let secrets = project.url.appendingPathComponent(".pipe/forge-secrets", isDirectory: true)
         try FileManager.default.createDirectory(at: secrets, withIntermediateDirectories: true)
         try "ghp_standin\n".write(to: secrets.appendingPathComponent("token"), atomically: true, encoding: .utf8)
@@ -108,6 +109,19 @@ class ForgeLoopTestCase: ControllerTestCase {
         \(more)
 
         """
+    }
+
+    /// Commits the one-layer pipeline with a release checklist, `shortcuts`, after it.
+    func commitReleaseChecklist(in project: PipeProject) throws {
+        try project.commit(
+            "pipelines/app-intents.yml",
+            logicPipeline(
+                more: """
+                      shortcuts:
+                        plugin: checklist
+                        needs: [logic]
+                        items: [Run "Check Reading ID" in Shortcuts with a valid ID]
+                    """), message: "a release checklist")
     }
 
     func statuses(for sha: String) throws -> [[String: Any]] {

@@ -130,15 +130,7 @@ final class ForgeLoopTests: ForgeLoopTestCase {
     /// turns success when someone signs with `pipe signoff`, through the controller's outbox.
     func testASignoffTurnsTheReleaseStatusGreen() throws {
         let project = try forgeProject()
-        try project.commit(
-            "pipelines/app-intents.yml",
-            logicPipeline(
-                more: """
-                      shortcuts:
-                        plugin: checklist
-                        needs: [logic]
-                        items: [Run "Check Reading ID" in Shortcuts with a valid ID]
-                    """), message: "a release checklist")
+        try commitReleaseChecklist(in: project)
         let head = try pullRequestHead(10, in: project)
         try standIn.setPullRequest(.github, repo: repository, number: 10, headSHA: head)
         let controller = try startController(in: project)

@@ -74,10 +74,12 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
         XCTAssertEqual(status["name"] as? String, "pipe/app-intents/merge")
     }
 
-    /// A watched branch's run reports too, to the forge whose push rules run its pipeline; the same push delivered
-    /// by that forge's webhook gets the watch's run, not a second one.
+    /// A watched branch's run reports too, to the forge whose push rules run its pipeline: pending once its commit
+    /// is checked out, then its verdict; the same push delivered by that forge's webhook gets the watch's run, not a
+    /// second one.
     func testAWatchedBranchReportsAndItsPushWebhookReusesTheRun() throws {
-        let project = try forgeProject()
+        // The run's test takes long enough for its pending status to go out before its verdict replaces it.
+        let project = try forgeProject(testSeconds: 2)
         try
             (try String(contentsOf: project.url.appendingPathComponent("forges.yml"), encoding: .utf8)
             + "\n    push:\n      - branches: [main]\n        pipelines: [app-intents]\n")
@@ -96,6 +98,12 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
         )
         let head = try CommandRunner.shell("git rev-parse HEAD", currentDirectory: project.url).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
+        try waitUntil("the watch's run reports pending", timeout: 60) {
+            try statuses(for: head).contains { $0["state"] as? String == "pending" } || !controller.process.isRunning
+        }
+        let pending = try XCTUnwrap(try statuses(for: head).first { $0["state"] as? String == "pending" })
+        XCTAssertEqual(pending["context"] as? String, "pipe/app-intents/merge")
+        XCTAssertTrue((pending["description"] as? String ?? "").contains("running"), "\(pending)")
         try waitUntil("the watch's run reports success", timeout: 120) {
             try statuses(for: head).contains { $0["state"] as? String == "success" } || !controller.process.isRunning
         }
@@ -114,7 +122,8 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
     }
 
     /// Pull request (merge request) number 1 of `forge`, delivered from its real `payload` moved to the project's
-    /// repository and head, verified to success; the success status as the stand-in holds it.
+    /// repository and head, verified to success, with one comment (note) by the token's user; the success status as
+    /// the stand-in holds it.
     private func passingPullRequest(
         on forge: ForgeStandIn.Forge, token: String, payload: String, payloadRepository: String,
         payloadHead: String, event: String?, refPrefix: String
@@ -128,7 +137,6 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
             repository: \(repository)
             token: {file: .pipe/forge-secrets/\(forge.rawValue)-token}
             webhook: {secret: {file: .pipe/forge-secrets/hook}}
-            comment: false
             pull-requests:
               - pipelines: [app-intents]
         """.write(to: project.url.appendingPathComponent("forges.yml"), atomically: true, encoding: .utf8)
@@ -157,6 +165,15 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
         try waitUntil("the \(forge.rawValue) status is success", timeout: 120) {
             try success() != nil || !controller.process.isRunning
         }
+        try waitUntil("the \(forge.rawValue) comment is written", timeout: 30) {
+            try !standIn.objects(forge, "comments").isEmpty || !controller.process.isRunning
+        }
+        let comments = try standIn.objects(forge, "comments")
+        XCTAssertEqual(comments.count, 1, "\(comments)")
+        let author = comments.first?["user"] ?? comments.first?["author"]
+        XCTAssertEqual(
+            ((author as? [String: Any])?["login"] ?? (author as? [String: Any])?["username"]) as? String, "pipe-bot",
+            "\(comments)")
         XCTAssertEqual(try standIn.invalidRequests().map(\.path), [])
         return try XCTUnwrap(try success(), output(of: controller))
     }

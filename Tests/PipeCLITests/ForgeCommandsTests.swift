@@ -85,26 +85,26 @@ final class ForgeCommandsTests: XCTestCase {
              "base": {"ref": "main", "repo": {"full_name": "acme/reader"}}}
             """)
         XCTAssertEqual(
-            ForgeApproveCommand.read(github, forge: forge(.github, repository: "acme/reader")),
-            ForgeApproveCommand.PullRequest(
+            PullRequestApprover.read(github, forge: forge(.github, repository: "acme/reader")),
+            PullRequestApprover.PullRequest(
                 headSHA: sha, headRef: "patch-1", headRepository: "forker/reader", baseBranch: "main", open: true))
-        func gitlab(state: String, sourceProject: Int) -> ForgeApproveCommand.PullRequest? {
+        func gitlab(state: String, sourceProject: Int) -> PullRequestApprover.PullRequest? {
             let json = """
                 {"state": "\(state)", "sha": "\(sha)", "source_branch": "patch-1", "target_branch": "main",
                  "source_project_id": \(sourceProject), "target_project_id": 12}
                 """
-            return ForgeApproveCommand.read(answer(json), forge: forge(.gitlab, repository: "mobile/reader"))
+            return PullRequestApprover.read(answer(json), forge: forge(.gitlab, repository: "mobile/reader"))
         }
         XCTAssertEqual(
             gitlab(state: "opened", sourceProject: 77),
-            ForgeApproveCommand.PullRequest(
+            PullRequestApprover.PullRequest(
                 headSHA: sha, headRef: "patch-1", headRepository: "project 77", baseBranch: "main", open: true))
         XCTAssertEqual(
             gitlab(state: "merged", sourceProject: 12)?.headRepository, "mobile/reader",
             "a merge request within the project is not from a fork")
         XCTAssertEqual(gitlab(state: "merged", sourceProject: 12)?.open, false)
         XCTAssertNil(
-            ForgeApproveCommand.read(
+            PullRequestApprover.read(
                 answer(#"{"state": "open", "head": {"sha": "not-a-sha"}}"#),
                 forge: forge(.gitea, repository: "acme/reader")))
     }

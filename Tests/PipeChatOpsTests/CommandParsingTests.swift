@@ -64,6 +64,11 @@ final class CommandParsingTests: XCTestCase {
         )
         XCTAssertEqual(try ChatCommandParser.parse("gate last release"), .gate(run: "last", gate: .release))
         XCTAssertEqual(try ChatCommandParser.parse("hosts"), .hosts)
+        XCTAssertEqual(
+            try ChatCommandParser.parse("approve github 42"), .approve(forge: "github", number: 42, headSHA: nil))
+        XCTAssertEqual(
+            try ChatCommandParser.parse("approve gitlab !7 " + String(repeating: "AB", count: 20)),
+            .approve(forge: "gitlab", number: 7, headSHA: String(repeating: "ab", count: 20)))
         XCTAssertEqual(try ChatCommandParser.parse(""), .help(topic: nil))
         XCTAssertEqual(try ChatCommandParser.parse("help run"), .help(topic: "run"))
     }
@@ -88,6 +93,11 @@ final class CommandParsingTests: XCTestCase {
         XCTAssertTrue(message("signoff last shortcuts maybe").0.contains("say pass or fail"))
         XCTAssertTrue(message("gate last deploy").0.contains("merge or release"))
         XCTAssertTrue(message("hosts all").0.contains("one word too many"))
+        XCTAssertEqual(message("approve github").1, "approve")
+        XCTAssertTrue(message("approve github 0").0.contains("not a pull request number"))
+        XCTAssertTrue(message("approve github #x").0.contains("not a pull request number"))
+        XCTAssertTrue(message("approve github 42 3f2a91c").0.contains("not a full commit id"))
+        XCTAssertTrue(message("approve github 42 \(String(repeating: "a", count: 40)) now").0.contains("too many"))
         XCTAssertTrue(ChatCommandParser.help().contains("/pipe signoff <run> <layer> pass|fail"))
     }
 

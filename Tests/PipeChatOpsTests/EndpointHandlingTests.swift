@@ -10,6 +10,7 @@ final class EndpointHandlingTests: XCTestCase {
     final class RecordingBackend: ChatOpsBackend, @unchecked Sendable {
         private let lock = NSLock()
         private(set) var enqueued: [ChatRunRequest] = []
+        private(set) var approvals: [ChatApprovalRequest] = []
 
         func pipelineNames() throws -> [String] { ["app-intents", "haptics"] }
 
@@ -29,6 +30,16 @@ final class EndpointHandlingTests: XCTestCase {
         func signoff(_ request: ChatSignoffRequest) throws -> ChatSignoffReceipt { throw ChatOpsBackendError("no") }
         func gate(run runID: String, gate: Gate) throws -> ChatGateReport { throw ChatOpsBackendError("no") }
         func hosts() throws -> [ChatHostReport] { [] }
+
+        func approve(_ request: ChatApprovalRequest, finished: @escaping @Sendable (String) -> Void) throws
+            -> String
+        {
+            guard request.userID == "U1" else { throw ChatApprovalRefused("\(request.userID) approves nothing") }
+            lock.lock()
+            defer { lock.unlock() }
+            approvals.append(request)
+            return "approving #\(request.number)"
+        }
     }
 
     final class MemoryAudit: ChatAuditLog, @unchecked Sendable {
@@ -52,7 +63,7 @@ final class EndpointHandlingTests: XCTestCase {
         var config = ChatOpsConfig(
             port: 0, dialect: dialect, secret: .environment("unused"),
             responseURLs: [try ResponseURLRule("https://hooks.example.com/")],
-            authorization: ChatAuthorization(users: ["U1": .init(run: ["app-intents"])]))
+            authorization: ChatAuthorization(users: ["U1": .init(run: ["app-intents"]), "U2": .init(run: [])]))
         config.address = "127.0.0.1"
         let endpoint = ChatOpsEndpoint(config: config, secret: "the-token", backend: backend, audit: audit) { _ in }
         self.endpoint = endpoint
@@ -111,5 +122,29 @@ final class EndpointHandlingTests: XCTestCase {
         XCTAssertEqual(try post(base + "&user_id=U7&text=help", to: url).0, 200, "help needs no grant")
         XCTAssertTrue(backend.enqueued.isEmpty)
         XCTAssertEqual(audit.entries.map(\.decision), [.failed, .refused, .refused, .accepted])
+    }
+
+    func testAnApprovalIsAnsweredAtOnceAndOnlyAChatApproverGivesOne() throws {
+        let backend = RecordingBackend()
+        let audit = MemoryAudit()
+        let url = try start(.mattermost, backend: backend, audit: audit)
+        let base = "token=the-token&channel_id=C1&team_id=T1&command=%2Fpipe"
+        let head = String(repeating: "ab", count: 20)
+        let (status, body) = try post(base + "&user_id=U1&user_name=alice&text=approve+github+%2342+\(head)", to: url)
+        XCTAssertEqual(status, 200, body)
+        XCTAssertTrue(body.contains("approving #42"), body)
+        XCTAssertTrue(body.contains("the outcome will not be posted here"), "no response_url was given: \(body)")
+        XCTAssertEqual(
+            backend.approvals,
+            [ChatApprovalRequest(forge: "github", number: 42, headSHA: head, userID: "U1", approvedBy: "alice (U1)")])
+        let (denied, reason) = try post(base + "&user_id=U2&text=approve+github+42", to: url)
+        XCTAssertEqual(denied, 403)
+        XCTAssertTrue(reason.contains("U2 approves nothing"), reason)
+        let (short, help) = try post(base + "&user_id=U1&text=approve+github+42+abab", to: url)
+        XCTAssertEqual(short, 200)
+        XCTAssertTrue(help.contains("not a full commit id"), help)
+        XCTAssertEqual(backend.approvals.count, 1, "neither the refusal nor the short id reached the backend")
+        XCTAssertEqual(audit.entries.map(\.decision), [.accepted, .refused, .failed])
+        XCTAssertEqual(audit.entries.first?.command, "approve")
     }
 }

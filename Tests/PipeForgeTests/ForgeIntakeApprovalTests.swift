@@ -5,8 +5,8 @@ import PipeStore
 import PipeTestSupport
 import XCTest
 
-/// `ForgeIntake.approve`: a maintainer's approval given on the coordinator (`pipe forge approve`), into a real
-/// SQLite store.
+/// `ForgeIntake.approve`: a maintainer's approval given on the coordinator (`pipe forge approve`) or in the chat,
+/// into a real SQLite store.
 final class ForgeIntakeApprovalTests: XCTestCase {
     private var folder: TemporaryDirectory!
     private var store: SQLiteRunStore!
@@ -37,12 +37,12 @@ final class ForgeIntakeApprovalTests: XCTestCase {
         return ForgeIntake(config: config, store: store) { [unowned self] _ in currentHead }
     }
 
-    private func approve(_ intake: ForgeIntake, head: String? = nil, base: String = "main") throws
-        -> ForgeIntakeResult
-    {
+    private func approve(
+        _ intake: ForgeIntake, head: String? = nil, base: String = "main", from source: ForkApprovalSource = .command
+    ) throws -> ForgeIntakeResult {
         try intake.approve(
             number: 9, headSHA: head ?? self.head, headRef: "patch-1", baseBranch: base, headRepository: fork,
-            by: "cli:alice@coordinator", via: "pipe forge approve")
+            from: source, by: "cli:alice@coordinator", via: "pipe forge approve")
     }
 
     private func queued(_ result: ForgeIntakeResult) -> [String] {
@@ -95,6 +95,21 @@ final class ForgeIntakeApprovalTests: XCTestCase {
         }
         XCTAssertEqual(try store.queueItems(states: nil, limit: 10).count, 0, "nothing was queued")
         XCTAssertNil(try store.forgeApproval(forge: "github", repository: repository, number: 9, headSHA: head))
+    }
+
+    func testTheChatApprovesOnlyForTheChatApproversForgesYmlNames() throws {
+        let policy = ForkPolicy.approved(ForkApproval(chatUsers: ["U1ALICE"]))
+        XCTAssertThrowsError(try approve(intake(policy), from: .command), "the chat list does not allow the CLI")
+        XCTAssertThrowsError(try approve(intake(policy), from: .chat(userID: "U2BOB"))) { error in
+            XCTAssertEqual(
+                "\(error)", "chat user U2BOB is not among the chat-approvers of forge github's forks: in forges.yml")
+        }
+        XCTAssertThrowsError(try approve(intake(.withoutSecrets), from: .chat(userID: "U1ALICE"))) { error in
+            XCTAssertTrue("\(error)".contains("chat-approvers: [U1ALICE]"), "\(error)")
+        }
+        XCTAssertEqual(try store.queueItems(states: nil, limit: 10).count, 0, "no refusal queued anything")
+        let result = try approve(intake(policy), from: .chat(userID: "U1ALICE"))
+        XCTAssertEqual(queued(result).count, 1, result.summary)
     }
 
     func testAPullRequestIntoABranchForgesYmlDoesNotRunForQueuesNothing() throws {

@@ -207,6 +207,31 @@ final class ForgeIntakeTests: XCTestCase {
         XCTAssertTrue(next.actions.contains(.superseded(runID: runID, bySHA: newer)), next.summary)
     }
 
+    func testALatePushOfAnOlderCommitSupersedesNothingButAForcePushBackDoes() throws {
+        var config = config()
+        config.repository = "bkeepers-inc/test"
+        config.push = [PushRule(pipelines: ["app-intents"], refs: [TrustedRefPattern("bkeepers-*")])]
+        let older = "738a951dba49dfec487000ef85ae80291d7ab32a"
+        let before = "f5cd85485562ec4b0855c77cf44ecbed40c8e689"
+        // The newer push (before: older → after: newer) arrives first; then the older push, delivered late.
+        let first = try intake(config).accept(
+            try delivery(
+                "push.normal.probot.json", event: "push", replacing: [older: newer],
+                replacingFirst: ["\"before\": \"\(before)\"": "\"before\": \"\(older)\""]))
+        let newerRun = try XCTUnwrap(queued(first).first, first.summary)
+        let late = try intake(config).accept(try delivery("push.normal.probot.json", event: "push"))
+        XCTAssertTrue(late.summary.hasPrefix("stale:"), late.summary)
+        XCTAssertTrue(late.summary.contains("replaced it with \(newer.prefix(12))"), late.summary)
+        XCTAssertEqual(queued(late), [])
+        XCTAssertEqual(try store.queuedRun(newerRun)?.state, .queued, "the newer run goes on")
+
+        // A force-push back to the older commit (before: newer → after: older) is the newest push.
+        let back = try intake(config).accept(
+            try delivery("push.normal.probot.json", event: "push", replacing: [before: newer]))
+        XCTAssertEqual(queued(back).count, 1, back.summary)
+        XCTAssertTrue(back.actions.contains(.superseded(runID: newerRun, bySHA: older)), back.summary)
+    }
+
     func testADeletedBranchRunsNothing() throws {
         var config = config()
         config.repository = "bradrydzewski/drone-test-go"

@@ -84,6 +84,9 @@ def gitea_operations(pack, flavour="gitea"):
             body_schema = gitea_status_body(body_schema)
         operations.append(Operation("gitea", op["operationId"], method.upper(), path.strip("/").split("/"),
                                     params, body_schema, body_schema is not None, f"gitea/{name}"))
+    # Outside the pack: who a token is (Gitea's `GET /user`, userGetCurrent), which Pipe asks to find its comments.
+    operations.append(Operation("gitea", "userGetCurrent", "GET", ["user"], {}, None, False,
+                                "outside the pack: Gitea users API (GET /user)"))
     return operations
 
 
@@ -131,6 +134,9 @@ def gitlab_operations(pack):
                                 {"id": {"in": "path", "schema": {}, "required": True},
                                  "merge_request_iid": {"in": "path", "schema": {"type": "integer"}, "required": True}},
                                 {"type": "object"}, False, "outside the pack: GitLab merge requests API"))
+    # Outside the pack: who a token is (GitLab's users API), which Pipe asks to find its own notes.
+    operations.append(Operation("gitlab", "get_current_user", "GET", ["user"], {}, {"type": "object"}, False,
+                                "outside the pack: GitLab users API (GET /user)"))
     return operations
 
 

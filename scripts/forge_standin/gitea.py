@@ -6,7 +6,7 @@ from .store import ApiError
 
 
 ANSWERED = {"repoCreateStatus", "repoListStatuses", "repoGetCombinedStatusByRef", "issueCreateComment",
-            "issueGetComments", "issueEditComment", "repoGetPullRequest"}
+            "issueGetComments", "issueEditComment", "repoGetPullRequest", "userGetCurrent"}
 
 
 def error(status, message, problems=None):
@@ -57,6 +57,8 @@ def user(identity):
 
 
 def handle(state, op, values, query, body, identity):
+    if op.operation_id == "userGetCurrent":
+        return 200, user(identity), {}
     kept = state.objects["gitea"]
     repo = f"{values['owner']}/{values['repo']}"
     base = f"{state.config['base_url']}/api/v1/repos/{repo}"

@@ -6,7 +6,7 @@ from .store import ApiError
 
 NOTES_PER_PAGE = 20
 ANSWERED = {"set_commit_status", "list_commit_statuses", "list_mr_notes", "create_mr_note", "update_mr_note",
-            "get_mr_note", "get_merge_request"}
+            "get_mr_note", "get_merge_request", "get_current_user"}
 
 
 def error(status, body, problems):
@@ -82,6 +82,8 @@ def user(identity):
 
 
 def handle(state, op, values, query, body, identity):
+    if op.operation_id == "get_current_user":
+        return 200, user(identity), {}
     kept = state.objects["gitlab"]
     project = int(values["id"]) if values["id"].isdigit() else values["id"]
     with state.lock:

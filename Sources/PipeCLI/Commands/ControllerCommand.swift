@@ -106,20 +106,24 @@ enum ControllerCommand {
         var stopForges: () -> Void = {}
         defer { stopForges() }
         do {
+            let forges = try ControllerForges.load(project: project, store: store, environment: context.environment)
+            let approver = forges?.chatApprover()
             if let chatopsConfig = sections.chatops {
                 let endpoint = try makeChatOps(
                     chatopsConfig, configURL: configURL, project: project, hostsFile: hostsFile, store: store,
-                    context: context)
-                // Stopped if anything after it fails to start.
-                services.mount(try endpoint.mount(), stop: endpoint.stop)
+                    approver: approver, context: context)
+                // Stopped if anything after it fails to start; the approvals it started end before the forges.
+                services.mount(try endpoint.mount()) {
+                    endpoint.stop()
+                    approver?.finish()
+                }
                 // Refusals that belong to no endpoint go to its audit log, as when it listened alone.
                 services.observer = endpoint
             }
-            if let forges = try ControllerForges.load(
-                project: project, store: store, environment: context.environment)
-            {
+            if let forges {
                 let console = context.console
                 try forges.mount(on: services) { console.err($0 + "\n") }
+                executor.runCheckedOut = { forges.runCheckedOut($0) { console.err($0 + "\n") } }
                 executor.runEnded = { forges.runEnded($0) { console.err($0 + "\n") } }
                 forges.start { console.err($0 + "\n") }
                 stopForges = forges.stop
@@ -146,7 +150,7 @@ enum ControllerCommand {
     /// The chat-ops endpoint, with a backend that queues chat requests in the store this controller drains.
     private static func makeChatOps(
         _ config: ChatOpsConfig, configURL: URL, project: ProjectFolder, hostsFile: URL, store: SQLiteRunStore,
-        context: CommandContext
+        approver: ChatForgeApprover?, context: CommandContext
     ) throws -> ChatOpsEndpoint {
         let (secret, proxySecret) = try ChatOpsSetup.secrets(
             of: config, configURL: configURL, environment: context.environment)
@@ -158,7 +162,7 @@ enum ControllerCommand {
         let reader = InProcessChatOpsBackend(
             project: project, hostsFile: hostsFile, store: store, environment: context.environment, log: log)
         let backend = QueueChatOpsBackend(
-            reader: reader, queue: store, project: project, environment: context.environment)
+            reader: reader, queue: store, project: project, environment: context.environment, approver: approver)
         let audit = StoreChatAuditLog(
             store: store, copy: try JSONLinesAuditLog(url: auditURL, maxBytes: config.limits.auditLogBytes))
         console.out("chatops: \(config.dialect.rawValue) commands at \(config.path) (audit log \(auditURL.path))\n")

@@ -27,7 +27,9 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
     let pipelines = ParsedFileCache<Pipeline>()
     /// The hosts file.
     let hostsFiles = ParsedFileCache<[HostConfig]>()
-    /// Told of every run once it has ended (the forges' statuses), on the run's thread.
+    /// Told of every run once its commit is known, and once it has ended (the forges' statuses), on the run's
+    /// thread.
+    var runCheckedOut: ((String) -> Void)?
     var runEnded: ((String) -> Void)?
 
     init(
@@ -114,7 +116,12 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
         } catch {
             return ExecutedRun(status: nil, exitCode: nil, problem: "\(error)")
         }
-        let events = SerializedEventSink(output.renderer(runID: runID, redactor: SecretRedactor(request.secrets)))
+        let renderer = output.renderer(runID: runID, redactor: SecretRedactor(request.secrets))
+        let checkedOut = runCheckedOut
+        let events = SerializedEventSink(
+            ObservingEventSink(renderer) { event in
+                if case .checkedOut = event { checkedOut?(runID) }
+            })
         let engine = RunLauncher.makeEngine(
             for: request, hosts: hosts, store: store, events: events, cancellation: cancellation,
             environment: environment, connector: sessions.connector(events: events))

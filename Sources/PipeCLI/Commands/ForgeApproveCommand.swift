@@ -29,15 +29,6 @@ enum ForgeApproveCommand {
         ],
         options: [.value("sha", help: "The head commit reviewed; refused when the pull request is elsewhere now.")])
 
-    /// The pull request as the forge reports it now.
-    struct PullRequest: Equatable {
-        var headSHA: String
-        var headRef: String
-        var headRepository: String
-        var baseBranch: String
-        var open: Bool
-    }
-
     static func execute(_ session: ForgeSession) throws -> Int32 {
         let forge = try session.forge(session.arguments.argument("forge") ?? "")
         let numberText = session.arguments.argument("number") ?? ""
@@ -54,86 +45,17 @@ enum ForgeApproveCommand {
             }
             return sha.value
         }
-        guard forge.forks.approvesByCommand else {
-            throw RequestError(
-                "forge \(forge.name) does not take approvals from `pipe forge approve`: its forks.policy is "
-                    + "\(forge.forks.name); set `forks: {policy: approved, command: true}` in forges.yml to allow it")
-        }
-        let pullRequest = try current(number, of: forge, session: session)
-        let what = "pull request #\(number) of \(forge.repository)"
-        guard pullRequest.open else { throw RequestError("\(what) is closed; there is nothing to approve") }
-        guard pullRequest.headRepository.lowercased() != forge.repository.lowercased() else {
-            throw RequestError("\(what) is not from a fork: its pipelines run without an approval")
-        }
-        if let pinned, pinned.lowercased() != pullRequest.headSHA.lowercased() {
-            throw RequestError(
-                "\(what) is now at \(pullRequest.headSHA), not \(pinned): someone pushed since; review "
-                    + "\(pullRequest.headSHA) and approve that")
-        }
-        let store = try session.store
-        let (credentials, transport) = (session.credentials, session.transport)
-        let intake = ForgeIntake(config: forge, store: store) { trigger in
-            ControllerForges.currentHead(of: trigger, forge: forge, credentials: credentials, transport: transport)
-        }
+        let approver = PullRequestApprover(
+            forge: forge, forges: session.forges, store: try session.store, credentials: session.credentials,
+            transport: session.transport)
         let user = session.context.environment["USER"] ?? session.context.environment["LOGNAME"] ?? "unknown"
-        let result = try intake.approve(
-            number: number, headSHA: pullRequest.headSHA, headRef: pullRequest.headRef,
-            baseBranch: pullRequest.baseBranch, headRepository: pullRequest.headRepository,
-            by: "cli:\(user)@\(RunOwner.current().hostname)", via: "pipe forge approve")
-        let reporter = ForgeReporter(forges: session.forges, store: store)
-        for runID in result.reportedRuns { try reporter.report(runID) }
-        session.console.out(
-            DisplayEscaping.escaped(
-                "approved \(what) at \(pullRequest.headSHA) (from \(pullRequest.headRepository)): \(result.summary)")
-                + "\n")
-        if !result.reportedRuns.isEmpty {
+        let approval = try approver.approve(
+            number: number, pinned: pinned, from: .command, by: "cli:\(user)@\(RunOwner.current().hostname)",
+            via: "pipe forge approve")
+        session.console.out(approval.summary + "\n")
+        if !approval.result.reportedRuns.isEmpty {
             session.console.err("a controller runs the queued runs; `pipe forge send` sends their statuses now\n")
         }
         return 0
-    }
-
-    /// Asks the forge for the pull request's head, its branch and repository, and the branch it targets.
-    static func current(_ number: Int, of forge: ForgeConfig, session: ForgeSession) throws -> PullRequest {
-        let request = try ForgeAPI(repository: forge.apiRepository).pullRequest(number)
-        let what = "pull request #\(number) of \(forge.repository)"
-        let response: ForgeResponse
-        switch try session.send(request, to: forge) {
-        case .success(let answer): response = answer
-        case .failure(let failure):
-            throw RequestError("\(forge.name) cannot be reached to read \(what): \(failure.message)")
-        }
-        guard response.status == 200 else {
-            throw RequestError(
-                "\(forge.name) did not give \(what): \(ForgeFailure(forge: forge.kind, response: response).description)"
-            )
-        }
-        guard let pullRequest = read(response, forge: forge) else {
-            throw RequestError("\(forge.name) answered \(what) without its head commit and branches")
-        }
-        return pullRequest
-    }
-
-    static func read(_ response: ForgeResponse, forge: ForgeConfig) -> PullRequest? {
-        guard let json = response.json, let head = ForgeAnswers.pullRequestHead(response, forge: forge.kind) else {
-            return nil
-        }
-        switch forge.kind {
-        case .github, .gitea:
-            guard let headRef = json["head"]?["ref"]?.stringValue, let base = json["base"]?["ref"]?.stringValue,
-                let headRepository = json["head"]?["repo"]?["full_name"]?.stringValue
-            else { return nil }
-            return PullRequest(
-                headSHA: head.value, headRef: headRef, headRepository: headRepository, baseBranch: base,
-                open: json["state"]?.stringValue == "open")
-        case .gitlab:
-            guard let headRef = json["source_branch"]?.stringValue, let base = json["target_branch"]?.stringValue
-            else { return nil }
-            let source = json["source_project_id"]?.intValue
-            let target = json["target_project_id"]?.intValue
-            return PullRequest(
-                headSHA: head.value, headRef: headRef,
-                headRepository: source == target ? forge.repository : "project \(source.map(String.init) ?? "?")",
-                baseBranch: base, open: json["state"]?.stringValue == "opened")
-        }
     }
 }

@@ -108,12 +108,6 @@ final class ForgeSession {
         return number
     }
 
-    /// Sends `request` to `forge` with its API token.
-    func send(_ request: ForgeRequest, to forge: ForgeConfig) throws -> Result<ForgeResponse, ForgeTransportFailure> {
-        let credential = try credentials.credential(of: forge)
-        return transport(request.authorized(by: credential), forge.apiURL)
-    }
-
     /// `--json`'s text.
     func json(_ value: Any) throws -> String { try HostsCommand.jsonText(value) }
 }

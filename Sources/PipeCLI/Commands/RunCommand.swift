@@ -13,12 +13,15 @@ enum RunCommand {
             (its key checked against known_hosts before logging in), chooses a simulator, runs every layer and \
             brings back each layer's exit code, log and result bundle into artifacts/<run id>/<layer>/. The run \
             record is artifacts/<run id>/summary.json. Ctrl-C stops the remote processes, keeps what was \
-            brought back and exits 130.
+            brought back and exits 130. --report posts the run's gates to a forge of forges.yml as commit \
+            statuses marked manual (pending once the commit is known, then the verdicts), sent by this process; \
+            only the controller's runs post the contexts branch protection requires.
 
             Examples:
               pipe run app-intents
               pipe run pipelines/app-intents.yml --ref main --param scheme=Reader
               SIM_UDID=90052AC6-D47D-4B2A-840D-6B5B081260C6 pipe run app-intents
+              pipe run app-intents --ref my-branch --report github
             """,
         arguments: [.required("pipeline", help: "A pipeline file, or a name in pipelines/ (app-intents).")],
         options: [
@@ -29,6 +32,10 @@ enum RunCommand {
             .value("host", help: "Run on this host of the hosts file."),
             .value("hosts-file", valueName: "path", help: "The hosts file (default: .pipe/hosts.yml)."),
             .value("reason", valueName: "text", help: "Why this run was started, for the run record."),
+            .value(
+                "report", valueName: "forge",
+                help: "Post this run to that forge of forges.yml, under contexts of its own "
+                    + "(pipe/<pipeline>/<gate>/manual), never the ones branch protection requires."),
             .repeated(
                 "only", valueName: "layer[,layer]",
                 help: "Run only these layers; the others are recorded as not run (a layer they need is not run either)."
@@ -59,13 +66,16 @@ enum RunCommand {
         guard let hosts = try RunLauncher.hosts(context, project: project),
             let projectConfig = RunLauncher.projectConfig(context, project: project)
         else { return PipeExitCode.usage.rawValue }
+        let forgeReport = try arguments.string("report").map {
+            try ManualForgeReport(forgeName: $0, context: context, project: project)
+        }
         let store = try StoreAccess.open(context, project: project)
         let request = RunRequest(
             pipeline: pipeline, projectDirectory: project.url, requestedBy: requester(context.environment),
             reason: arguments.string("reason"), trigger: "cli", udidOverride: udid, udidOverrideSource: udidSource,
             hostOverride: arguments.string("host"), onlyLayers: only, secrets: secrets,
             trustedRefs: projectConfig.trustedRefs)
-        return try RunLauncher.launch(request, hosts: hosts, store: store, context: context)
+        return try RunLauncher.launch(request, hosts: hosts, store: store, context: context, forgeReport: forgeReport)
     }
 
     /// `--only a,b` (repeatable): each name must be a layer of the pipeline.

@@ -68,6 +68,24 @@ final class ControllerForges {
         }
     }
 
+    /// The chat's `approve`, with this controller's credentials, and its sender woken for the statuses it queues.
+    func chatApprover() -> ChatForgeApprover {
+        ChatForgeApprover(
+            forges: forges, store: store, credentials: credentials, transport: transport,
+            wakeSender: { [sender] in sender.wake() })
+    }
+
+    /// Posts `pending` for a watch's or a schedule's run once its commit is known: a forge's event posted its own
+    /// when it queued the run.
+    func runCheckedOut(_ runID: String, log: (String) -> Void) {
+        do {
+            guard let item = try store.queuedRun(runID), item.request.forge == nil else { return }
+            if try reporter.report(runID) > 0 { sender.wake() }
+        } catch {
+            log("forges: the pending statuses of run \(runID) could not be written: \(error)")
+        }
+    }
+
     /// Reports a run's gates once it has ended (a forge's runs only).
     func runEnded(_ runID: String, log: (String) -> Void) {
         do {

@@ -149,6 +149,13 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
         return Self.evaluate(gate, record: run.record, signoffs: run.signoffs)
     }
 
+    /// Approvals queue the fork's runs for a controller, which this process is not.
+    func approve(_ request: ChatApprovalRequest, finished: @escaping @Sendable (String) -> Void) throws -> String {
+        throw ChatOpsBackendError(
+            "approvals are served by `pipe controller` (its chatops: section), which runs what they queue; "
+                + "`pipe forge approve` approves on the coordinator")
+    }
+
     func hosts() throws -> [ChatHostReport] {
         let hosts: [HostConfig]
         do {

@@ -11,12 +11,18 @@ final class QueueChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
     private let queue: RunQueue
     private let project: ProjectFolder
     private let environment: [String: String]
+    /// `nil` when the project has no forges.yml.
+    private let approver: ChatForgeApprover?
 
-    init(reader: InProcessChatOpsBackend, queue: RunQueue, project: ProjectFolder, environment: [String: String]) {
+    init(
+        reader: InProcessChatOpsBackend, queue: RunQueue, project: ProjectFolder, environment: [String: String],
+        approver: ChatForgeApprover?
+    ) {
         self.reader = reader
         self.queue = queue
         self.project = project
         self.environment = environment
+        self.approver = approver
     }
 
     func pipelineNames() throws -> [String] { try reader.pipelineNames() }
@@ -56,4 +62,13 @@ final class QueueChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
     func signoff(_ request: ChatSignoffRequest) throws -> ChatSignoffReceipt { try reader.signoff(request) }
     func gate(run runID: String, gate: Gate) throws -> ChatGateReport { try reader.gate(run: runID, gate: gate) }
     func hosts() throws -> [ChatHostReport] { try reader.hosts() }
+
+    func approve(_ request: ChatApprovalRequest, finished: @escaping @Sendable (String) -> Void) throws -> String {
+        guard let approver else {
+            throw ChatOpsBackendError(
+                "the project has no forges.yml: approvals are for fork pull requests of the forges it names "
+                    + "(docs/forges.md)")
+        }
+        return try approver.approve(request, finished: finished)
+    }
 }

@@ -42,10 +42,12 @@ enum RunLauncher {
         .flag("verbose", short: "v", help: "Also show the raw output of every layer as it arrives."),
     ]
 
-    /// Runs `request` to its end, showing it live; returns `pipe`'s exit code.
-    static func launch(_ request: RunRequest, hosts: [HostConfig], store: RunStore, context: CommandContext) throws
-        -> Int32
-    {
+    /// Runs `request` to its end, showing it live (and posting it to a forge, with `forgeReport`); returns
+    /// `pipe`'s exit code.
+    static func launch(
+        _ request: RunRequest, hosts: [HostConfig], store: RunStore, context: CommandContext,
+        forgeReport: ManualForgeReport? = nil
+    ) throws -> Int32 {
         let cancellation = CancellationToken()
         let signals = SignalCancellation(token: cancellation) { _ in
             context.console.err("\ncancelling: stopping the remote processes and keeping what was brought back…\n")
@@ -58,11 +60,13 @@ enum RunLauncher {
             : LiveRenderer(
                 style: LiveRenderer.defaultStyle(environment: context.environment),
                 verbose: context.arguments.flag("verbose"), redactor: redactor, write: context.console.out)
+        let events = forgeReport.map { report in ObservingEventSink(renderer) { report.observe($0) } } ?? renderer
         let engine = makeEngine(
-            for: request, hosts: hosts, store: store, events: renderer, cancellation: cancellation,
+            for: request, hosts: hosts, store: store, events: events, cancellation: cancellation,
             environment: context.environment)
         let result = try engine.run(request)
         copyReports(of: result, context: context)
+        forgeReport?.finished(result.record)
         if !context.arguments.flag("json") {
             // The verdict of each gate, merge first: pending checklists are listed here, never failed.
             for gate in Gate.allCases {

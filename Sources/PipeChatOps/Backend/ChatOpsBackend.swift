@@ -39,6 +39,12 @@ public protocol ChatOpsBackend: AnyObject {
 
     /// The hosts and what is known of them, from local state only (no SSH).
     func hosts() throws -> [ChatHostReport]
+
+    /// Approves a fork's pull request as `pipe forge approve` does. What needs no network is checked at once:
+    /// throw `ChatApprovalRefused` when forges.yml does not let this chat user approve, `ChatOpsBackendError` for
+    /// an unknown forge. Then it returns what to answer now, reads the pull request's head from the forge on a
+    /// thread of its own, and hands the outcome, in one line, to `finished`.
+    func approve(_ request: ChatApprovalRequest, finished: @escaping @Sendable (String) -> Void) throws -> String
 }
 
 /// A problem the person in the chat should read, e.g. "no run 2026…; `/pipe runs` lists them".

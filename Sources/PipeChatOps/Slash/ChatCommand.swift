@@ -14,6 +14,8 @@ public enum ChatCommand: Sendable, Equatable {
     case gate(run: String, gate: Gate)
     /// `/pipe hosts`
     case hosts
+    /// `/pipe approve <forge> <number> [sha]`: a fork's pull request, at its current head
+    case approve(forge: String, number: Int, headSHA: String?)
     /// `/pipe help [command]`
     case help(topic: String?)
 
@@ -26,6 +28,7 @@ public enum ChatCommand: Sendable, Equatable {
         case .signoff: return "signoff"
         case .gate: return "gate"
         case .hosts: return "hosts"
+        case .approve: return "approve"
         case .help: return "help"
         }
     }

@@ -4,7 +4,7 @@ import PipeCore
 /// Turns a slash command's text into a `ChatCommand`, or explains what is wrong with it.
 public enum ChatCommandParser {
     /// The command words, in the order help lists them.
-    public static let commands = ["run", "status", "runs", "signoff", "gate", "hosts", "help"]
+    public static let commands = ["run", "status", "runs", "signoff", "gate", "hosts", "approve", "help"]
 
     /// One line of usage per command.
     public static let usage: [String: String] = [
@@ -14,6 +14,7 @@ public enum ChatCommandParser {
         "signoff": "signoff <run> <layer> pass|fail field=value… note=\"…\"",
         "gate": "gate <run> merge|release",
         "hosts": "hosts",
+        "approve": "approve <forge> <pull request> [head commit]",
         "help": "help [command]",
     ]
 
@@ -25,6 +26,7 @@ public enum ChatCommandParser {
         "signoff": "sign a manual checklist layer of a run: pass or fail, with its fields and a note",
         "gate": "whether a run passes the merge or release gate",
         "hosts": "the Mac hosts and their health",
+        "approve": "let a fork's pull request run, at its current head (or only if still at the commit given)",
         "help": "this text",
     ]
 
@@ -51,6 +53,7 @@ public enum ChatCommandParser {
         case "hosts":
             try expect(rest, atMost: 0, command: "hosts")
             return .hosts
+        case "approve": return try parseApprove(rest)
         case "help", "-h", "--help", "?":
             return .help(topic: rest.first.map { $0.lowercased() })
         default:
@@ -100,6 +103,30 @@ public enum ChatCommandParser {
             throw ChatCommandError("'\(words[1])' is not a gate: say merge or release", command: "gate")
         }
         return .gate(run: words[0], gate: gate)
+    }
+
+    private static func parseApprove(_ words: [String]) throws(ChatCommandError) -> ChatCommand {
+        guard words.count >= 2 else {
+            throw ChatCommandError("give the forge and the pull request's number", command: "approve")
+        }
+        try expect(words, atMost: 3, command: "approve")
+        // `#42` as GitHub and Gitea write it, `!42` as GitLab does.
+        var typed = Substring(words[1])
+        if typed.first == "#" || typed.first == "!" { typed = typed.dropFirst() }
+        guard let number = Int(typed), number >= 1 else {
+            throw ChatCommandError("'\(words[1])' is not a pull request number", command: "approve")
+        }
+        var head: String?
+        if words.count == 3 {
+            // A full id: a short one could be matched by a commit pushed after the review.
+            let sha = words[2].lowercased()
+            guard [40, 64].contains(sha.count), sha.allSatisfy(\.isHexDigit) else {
+                throw ChatCommandError(
+                    "'\(words[2])' is not a full commit id (40 or 64 hex digits)", command: "approve")
+            }
+            head = sha
+        }
+        return .approve(forge: words[0], number: number, headSHA: head)
     }
 
     /// `key=value` words; a word without `=`, a bad key or a key given twice is refused.

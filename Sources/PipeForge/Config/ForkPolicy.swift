@@ -11,10 +11,32 @@ public enum ForkPolicy: Sendable, Equatable {
     /// The words of `forks.policy`.
     public static let names = ["never", "without-secrets", "approved"]
 
-    /// Whether `pipe forge approve` may approve a fork's head.
-    public var approvesByCommand: Bool {
-        if case .approved(let rules) = self { return rules.command }
-        return false
+    /// Whether an approval given from `source` counts.
+    public func allows(_ source: ForkApprovalSource) -> Bool {
+        guard case .approved(let rules) = self else { return false }
+        switch source {
+        case .command: return rules.command
+        case .chat(let userID): return rules.chatUsers.contains(userID)
+        }
+    }
+
+    /// Why an approval from `source` does not count, with the forges.yml key that would allow it; `nil` when it
+    /// counts.
+    public func refusal(of source: ForkApprovalSource, forge: String) -> String? {
+        guard !allows(source) else { return nil }
+        let policy = "its forks.policy is \(name)"
+        switch source {
+        case .command:
+            return "forge \(forge) does not take approvals from `pipe forge approve`: \(policy)"
+                + (name == "approved" ? " without `command: true`" : "")
+                + "; set `forks: {policy: approved, command: true}` in forges.yml to allow it"
+        case .chat(let userID):
+            guard name == "approved" else {
+                return "forge \(forge) does not take approvals from the chat: \(policy); set `forks: {policy: "
+                    + "approved, chat-approvers: [\(userID)]}` in forges.yml to allow it"
+            }
+            return "chat user \(userID) is not among the chat-approvers of forge \(forge)'s forks: in forges.yml"
+        }
     }
 
     public var name: String {
@@ -48,4 +70,12 @@ public struct ForkApproval: Sendable, Equatable {
     public func labelApproves(_ label: String, addedBy user: String) -> Bool {
         self.label == label && forgeUsers.contains(user)
     }
+}
+
+/// Where a maintainer approved a fork's head, other than by the forge's label.
+public enum ForkApprovalSource: Sendable, Equatable {
+    /// `pipe forge approve` on the coordinator.
+    case command
+    /// The chat's `approve` command, by this chat user id.
+    case chat(userID: String)
 }

@@ -74,7 +74,7 @@ public final class ForgeIntake {
         }
         let trigger = ForgeTrigger(
             forge: config.name, repository: config.repository, event: .push, number: nil, headSHA: head,
-            headBranch: push.name, fetchRef: push.ref, deliveryID: delivery.deliveryID)
+            headBranch: push.name, fetchRef: push.ref, deliveryID: delivery.deliveryID, previousSHA: push.before)
         return try queue(
             pipelines, trigger: trigger, requestedBy: requester(push.sender),
             reason: "push of \(Self.short(head)) to \(push.ref)")
@@ -148,19 +148,15 @@ public final class ForgeIntake {
             pullRequest, trigger: &trigger, by: "\(config.kind.rawValue):\(sender)", via: "label \(label)")
     }
 
-    /// A maintainer's approval given on the coordinator (`pipe forge approve`) of a fork's pull request at
-    /// `headSHA`: recorded, and its pipelines queued there as a label's approval does. Refused unless the fork
-    /// policy is `approved` with `command: true`.
+    /// A maintainer's approval, given on the coordinator (`pipe forge approve`) or in the chat, of a fork's pull
+    /// request at `headSHA`: recorded, and its pipelines queued there as a label's approval does. Refused unless
+    /// the fork policy takes approvals from `source`.
     public func approve(
-        number: Int, headSHA: String, headRef: String, baseBranch: String, headRepository: String, by approver: String,
-        via: String
+        number: Int, headSHA: String, headRef: String, baseBranch: String, headRepository: String,
+        from source: ForkApprovalSource, by approver: String, via: String
     ) throws -> ForgeIntakeResult {
-        guard config.forks.approvesByCommand else {
-            throw ForgeApprovalRefused(
-                "forge \(config.name) does not take approvals from `pipe forge approve`: its forks.policy is "
-                    + "\(config.forks.name)"
-                    + (config.forks.name == "approved" ? " without `command: true`" : "")
-                    + "; set `forks: {policy: approved, command: true}` in forges.yml to allow it")
+        if let refusal = config.forks.refusal(of: source, forge: config.name) {
+            throw ForgeApprovalRefused(refusal)
         }
         let fromFork = headRepository.lowercased() != config.repository.lowercased()
         let pullRequest = PullRequestEvent(
@@ -252,10 +248,7 @@ public final class ForgeIntake {
     private func queue(_ pipelines: [String], trigger: ForgeTrigger, requestedBy: String, reason: String) throws
         -> ForgeIntakeResult
     {
-        if let current = currentHead(trigger), current.lowercased() != trigger.headSHA.lowercased() {
-            let stale =
-                "the event is for \(Self.short(trigger.headSHA)), but \(Self.place(of: trigger)) is now at "
-                + "\(Self.short(current))"
+        if let stale = try staleness(of: trigger) {
             return ForgeIntakeResult(
                 summary: "stale: \(stale); nothing superseded or run",
                 actions: pipelines.map { .skipped(pipeline: $0, reason: stale) })
@@ -293,6 +286,37 @@ public final class ForgeIntake {
             case .alreadyTriggered(_, let again): return .reused(pipeline: pipeline, runID: again)
             }
         }
+    }
+
+    /// Why the event's head is no longer the newest, if it is not: a later push was received, or the forge reports
+    /// the pull request elsewhere now.
+    private func staleness(of trigger: ForgeTrigger) throws -> String? {
+        if let later = try laterPush(than: trigger) {
+            return "the push of \(Self.short(trigger.headSHA)) to \(trigger.fetchRef) arrived after the push that "
+                + "replaced it with \(Self.short(later))"
+        }
+        if let current = currentHead(trigger), current.lowercased() != trigger.headSHA.lowercased() {
+            return "the event is for \(Self.short(trigger.headSHA)), but \(Self.place(of: trigger)) is now at "
+                + "\(Self.short(current))"
+        }
+        return nil
+    }
+
+    /// For a push, the commit of a push to the same branch, already received, that replaced this push's commit (its
+    /// `before` is this head): the forge delivered the older push late. A force-push back to an older commit
+    /// replaces the newer one itself (its `before` is that commit), so it is not late.
+    private func laterPush(than trigger: ForgeTrigger) throws -> String? {
+        guard trigger.event == .push else { return nil }
+        let head = trigger.headSHA.lowercased()
+        let previous = trigger.previousSHA?.lowercased()
+        for item in try store.queueItems(states: nil, limit: 10_000) {
+            guard let other = item.request.forge, other.event == .push, other.forge == trigger.forge,
+                other.repository == trigger.repository, other.fetchRef == trigger.fetchRef,
+                other.previousSHA?.lowercased() == head, other.headSHA.lowercased() != previous
+            else { continue }
+            return other.headSHA
+        }
+        return nil
     }
 
     /// Whether a run was stopped before it could judge: cancelled (by a person or a newer head) or never started.

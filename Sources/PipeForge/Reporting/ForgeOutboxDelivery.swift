@@ -117,18 +117,30 @@ public struct ForgeOutboxDelivery: Sendable {
                 return .failed("run \(payload.runID) is no longer in the run store")
             }
             let key = ForgeCheckRunOutbox.objectKey(repository: forge.repository, externalID: checkRun.externalID)
-            let update = GitHubCheckRunUpdate(checkRun: checkRun, appID: appID, now: clock())
+            // How many annotations the check run holds, kept beside its id: a retry or a later report (a
+            // sign-off reports every gate again) sends only those it lacks.
+            let heldKey = key + " annotations"
+            let held = try objects?.forgeObjectID(forge: forge.name, key: heldKey).flatMap(Int.init) ?? 0
+            let update = GitHubCheckRunUpdate(checkRun: checkRun, appID: appID, now: clock(), annotationsSent: held)
             func flow(_ step: GitHubCheckRunUpdate.Step) -> FlowStep {
                 switch step {
                 case .send(let request, let purpose):
                     return .send(request) { try flow(update.next(after: purpose, response: $0)) }
-                case .done(let id, let batches):
+                case .done(let id, let batches, let alreadyHeld):
                     return .done {
                         try objects?.recordForgeObjectID(forge: forge.name, key: key, id: String(id), at: clock())
+                        var holding = alreadyHeld
+                        func record() throws {
+                            try objects?.recordForgeObjectID(
+                                forge: forge.name, key: heldKey, id: String(holding), at: clock())
+                        }
+                        try record()
                         for batch in batches {
                             if case .stop(let outcome) = send(batch, forge: forge, token: token, attempt: attempt) {
                                 return outcome
                             }
+                            holding += batch.body?["output"]?["annotations"]?.arrayValue?.count ?? 0
+                            try record()
                         }
                         return .sent
                     }

@@ -93,6 +93,46 @@ public struct ForgeReporter {
         return written
     }
 
+    /// A person's `pipe run --report`: each gate of `record` as a status under its manual context
+    /// (`pipe/<pipeline>/<gate>/manual`) on `forge`, at the run's commit; `pending` while it runs. Statuses, never
+    /// check runs: a check run is rebuilt from the run's queue item when sent, and a manual run has none. Returns
+    /// the contexts written (none before the commit is known).
+    @discardableResult
+    public func reportManual(_ record: RunRecord, on forge: ForgeConfig) throws -> [String] {
+        guard let commit = record.commit else { return [] }
+        let sha = try CommitSHA(commit)
+        let ref = record.resolvedRef ?? ""
+        let branch = ref.hasPrefix("refs/heads/") ? String(ref.dropFirst("refs/heads/".count)) : nil
+        let contexts = try Self.gates(of: record).map { gate in
+            let report = ForgeGateReport(
+                pipeline: record.pipeline, gate: gate, state: judged(gate, record: record),
+                runID: RunID(record.runID), isManual: true)
+            _ = try store.enqueueForgeUpdate(
+                try ForgeStatusOutbox.draft(
+                    report, sha: sha, forge: forge, baseURL: forges.baseURL, branch: branch, at: clock()))
+            return report.context
+        }
+        // Remembered, so that a later sign-off of this run reports to the same forge again.
+        try store.recordForgeObjectID(
+            forge: forge.name, key: Self.manualReportKey(record.runID), id: "reported", at: clock())
+        return contexts
+    }
+
+    /// Writes the manual statuses of run `runID` again on every forge a `pipe run --report` posted it to (after a
+    /// sign-off); returns how many were written.
+    @discardableResult
+    public func reportManualAgain(_ runID: String) throws -> Int {
+        guard let record = try store.run(runID)?.record else { return 0 }
+        var written = 0
+        for forge in forges.forges
+        where try store.forgeObjectID(forge: forge.name, key: Self.manualReportKey(runID)) != nil {
+            written += try reportManual(record, on: forge).count
+        }
+        return written
+    }
+
+    static func manualReportKey(_ runID: String) -> String { "manual-report \(runID)" }
+
     /// Writes `superseded by <sha>` on the gates of a run a newer head replaced.
     public func superseded(_ runID: String, bySHA sha: String) throws {
         guard let item = try store.queuedRun(runID), let trigger = item.request.forge,

@@ -7,11 +7,11 @@ import XCTest
 final class GitHubCheckRunUpdateTests: XCTestCase {
     private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    private func updater(_ state: ForgeGateReport.State, tests: Int = 0) -> GitHubCheckRunUpdate {
+    private func updater(_ state: ForgeGateReport.State, tests: Int = 0, sent: Int = 0) -> GitHubCheckRunUpdate {
         let run = GitHubCheckRun(
             repository: ForgeFixtures.repository(.github), report: ForgeFixtures.report(state), sha: ForgeFixtures.sha,
             failingTests: ForgeFixtures.failingTests(tests))
-        return GitHubCheckRunUpdate(checkRun: run, appID: 42, now: now)
+        return GitHubCheckRunUpdate(checkRun: run, appID: 42, now: now, annotationsSent: sent)
     }
 
     private func listing(_ runs: [(id: Int, externalID: String, app: Int)]) -> ForgeResponse {
@@ -34,7 +34,8 @@ final class GitHubCheckRunUpdateTests: XCTestCase {
         XCTAssertEqual(create.body?["status"]?.stringValue, "in_progress")
         let created = ForgeResponse(status: 201, body: Array(#"{"id":31}"#.utf8))
         XCTAssertEqual(
-            try running.next(after: .create, response: created), .done(checkRunID: 31, annotationBatches: []))
+            try running.next(after: .create, response: created),
+            .done(checkRunID: 31, annotationBatches: [], annotationsHeld: 0))
     }
 
     func testTheFinalStateUpdatesTheFoundCheckRunAndLeavesEveryAnnotationToBatches() throws {
@@ -44,10 +45,25 @@ final class GitHubCheckRunUpdateTests: XCTestCase {
         XCTAssertEqual(update.body?["conclusion"]?.stringValue, "failure")
         XCTAssertNil(update.body?["output"]?["annotations"])
         guard
-            case .done(8, let batches) = try failed.next(
+            case .done(8, let batches, 0) = try failed.next(
                 after: .update(checkRunID: 8, stored: false), response: ForgeResponse(status: 200))
         else { return XCTFail() }
         XCTAssertEqual(batches.map { $0.body?["output"]?["annotations"]?.arrayValue?.count }, [50, 20])
+    }
+
+    func testACheckRunThatHoldsSomeAnnotationsIsSentOnlyTheRest() throws {
+        let failed = updater(.appFailed(.init(layer: "intent", failedTests: 70, reason: "")), tests: 70, sent: 50)
+        guard
+            case .done(8, let batches, 50) = try failed.next(
+                after: .update(checkRunID: 8, stored: true), response: ForgeResponse(status: 200))
+        else { return XCTFail() }
+        XCTAssertEqual(batches.map { $0.body?["output"]?["annotations"]?.arrayValue?.count }, [20])
+        let complete = updater(.appFailed(.init(layer: "intent", failedTests: 70, reason: "")), tests: 70, sent: 70)
+        guard
+            case .done(8, let none, 70) = try complete.next(
+                after: .update(checkRunID: 8, stored: true), response: ForgeResponse(status: 200))
+        else { return XCTFail() }
+        XCTAssertEqual(none, [], "a check run that holds them all gets none again")
     }
 
     func testACreatedFinalCheckRunCarriesTheFirst50() throws {
@@ -57,7 +73,7 @@ final class GitHubCheckRunUpdateTests: XCTestCase {
         }
         XCTAssertEqual(create.body?["output"]?["annotations"]?.arrayValue?.count, 50)
         guard
-            case .done(9, let batches) = try failed.next(
+            case .done(9, let batches, 50) = try failed.next(
                 after: .create, response: ForgeResponse(status: 201, body: Array(#"{"id":9}"#.utf8)))
         else { return XCTFail() }
         XCTAssertEqual(batches.map { $0.body?["output"]?["annotations"]?.arrayValue?.count }, [20])

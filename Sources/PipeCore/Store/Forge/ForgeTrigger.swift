@@ -31,11 +31,13 @@ public struct ForgeTrigger: Sendable, Equatable, Codable {
     public var secretsWithheld: Bool
     /// The forge's delivery id of the event.
     public var deliveryID: String?
+    /// A push's `before`: the branch's commit the push replaced (`nil` for a new branch and for other events).
+    public var previousSHA: String?
 
     public init(
         forge: String, repository: String, event: Event, number: Int?, headSHA: String, headBranch: String,
         fetchRef: String, baseBranch: String? = nil, fork: String? = nil, secretsWithheld: Bool = false,
-        deliveryID: String? = nil
+        deliveryID: String? = nil, previousSHA: String? = nil
     ) {
         self.forge = forge
         self.repository = repository
@@ -48,5 +50,6 @@ public struct ForgeTrigger: Sendable, Equatable, Codable {
         self.fork = fork
         self.secretsWithheld = secretsWithheld
         self.deliveryID = deliveryID
+        self.previousSHA = previousSHA
     }
 }
