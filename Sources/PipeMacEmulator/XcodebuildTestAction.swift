@@ -207,6 +207,9 @@ struct XcodebuildTestAction {
 
         record.tests = reporter.tests
         record.testRunError = problem?.message
+        let evidence = runner.evidence(codeCoverage: arguments.enableCodeCoverage, tests: reporter.tests)
+        record.coverage = evidence.coverage
+        record.attachments = ResultBundle.storeAttachments(evidence.attachments, in: bundlePath)
         record.finishTime = Date().timeIntervalSince1970
         if let failure = saveBundle(record, at: bundlePath, created: started, config: config) { return failure }
 
