@@ -60,6 +60,10 @@ let package = Package(
         .target(
             name: "PipeChatOps", dependencies: ["PipeBasics", "PipeCore", "PipeSpec", "PipeReport", "PipeHTTP"],
             swiftSettings: strictSettings),
+        // The web page: runs, a run, its log, checklists and their sign-off, over PipeHTTP (docs/web.md).
+        .target(
+            name: "PipeWeb", dependencies: ["PipeBasics", "PipeCore", "PipeSpec", "PipeHTTP", "PipeChatOps"],
+            swiftSettings: strictSettings),
         // Forges (GitHub, Gitea/Forgejo, GitLab): forges.yml, webhooks in, statuses, checks and comments out.
         .target(
             name: "PipeForge", dependencies: ["PipeBasics", "PipeCore", "PipeSpec"], swiftSettings: strictSettings),
@@ -89,7 +93,7 @@ let package = Package(
             dependencies: [
                 "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
                 "XcodebuildTestPlugin", "ChecklistPlugin", "ShellPlugin", "ExternalPlugin", "PipeServer",
-                "PipeChatOps", "PipeForge", "PipeHTTP",
+                "PipeChatOps", "PipeForge", "PipeHTTP", "PipeWeb",
             ],
             swiftSettings: strictSettings
         ),
@@ -107,7 +111,9 @@ let package = Package(
         ),
 
         // Tests.
-        .target(name: "PipeTestSupport", dependencies: ["PipeBasics", "PipeCore"], path: "Tests/PipeTestSupport"),
+        .target(
+            name: "PipeTestSupport", dependencies: ["PipeBasics", "PipeCore", "PipeHTTP"], path: "Tests/PipeTestSupport"
+        ),
         .testTarget(name: "PipeBasicsTests", dependencies: ["PipeBasics", "PipeTestSupport"]),
         .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
         .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"], exclude: ["Fixtures"]),
@@ -128,12 +134,14 @@ let package = Package(
             name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin"]),
         .testTarget(name: "ShellPluginTests", dependencies: ["ShellPlugin", "PipeSpec", "PipeTestSupport"]),
-        .testTarget(name: "XcodebuildTestPluginTests", dependencies: ["XcodebuildTestPlugin"]),
+        .testTarget(name: "XcodebuildTestPluginTests", dependencies: ["XcodebuildTestPlugin", "PipeSpec"]),
         .testTarget(
             name: "ExternalPluginTests", dependencies: ["ExternalPlugin", "PipeSSH", "PipeTestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "PipeServerTests", dependencies: ["PipeServer", "PipeStore", "PipeTestSupport"]),
         .testTarget(name: "PipeHTTPTests", dependencies: ["PipeHTTP", "PipeTestSupport"]),
+        .testTarget(
+            name: "PipeWebTests", dependencies: ["PipeWeb", "PipeStore", "PipeHTTP", "PipeTestSupport"]),
         .testTarget(name: "PipeChatOpsTests", dependencies: ["PipeChatOps", "PipeHTTP", "PipeTestSupport"]),
         .testTarget(
             name: "PipeForgeTests", dependencies: ["PipeForge", "PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),

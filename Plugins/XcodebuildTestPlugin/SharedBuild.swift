@@ -159,7 +159,7 @@ extension XcodebuildTestPlugin {
             destination: .init(simulatorPlatform: simulator.platform, udid: simulator.udid),
             resultBundlePath: bundle.path, testPlan: settings["test-plan"]?.stringValue,
             configuration: settings["configuration"]?.stringValue, buildSettings: Self.buildSettings(of: context.layer),
-            derivedDataPath: derivedData)
+            derivedDataPath: derivedData, options: try XcodebuildTestOptions.buildOptions(of: context.layer))
         // Coverage needs instrumented products: one layer of the build asking for it instruments them for all.
         command.enablesCodeCoverage = context.runLayers.contains { layers.contains($0.name) && $0.coverage != nil }
         try XcodebuildInvocation.makeRemoteFolder(bundle.directory, context: context)

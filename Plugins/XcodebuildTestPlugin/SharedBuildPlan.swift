@@ -5,8 +5,9 @@ import PipeCore
 ///
 /// Two layers share a build when everything that goes into the build is the same: the scheme, the `project` or
 /// `workspace`, the configuration, the extra build settings and the test plan (a plan chooses the test targets
-/// built, and its configurations may turn on sanitizers, which change the build). What only chooses tests to
-/// run — `only-testing`, `skip-testing`, the timeout, the secrets — does not matter. The destination platform
+/// built, and its configurations may turn on sanitizers, which change the build), and the `xcodebuild-arguments`.
+/// What only chooses tests to run or how — `only-testing`, `skip-testing`, `parallel`, `test-timeouts`, the
+/// timeout, the secrets — does not matter. The destination platform
 /// comes from the pipeline's `simulator:` (one for all its layers) and the host is checked when the build is
 /// looked up, so neither is part of the plan. A layer with `share-build: false` never shares.
 enum SharedBuildPlan {
@@ -17,6 +18,7 @@ enum SharedBuildPlan {
         var configuration: String?
         var buildSettings: [String: String]
         var testPlan: String?
+        var arguments: [String]
 
         init?(_ layer: LayerSpec) {
             guard layer.plugin == XcodebuildTestPlugin.kind, layer.settings["share-build"] != .boolean(false),
@@ -33,6 +35,7 @@ enum SharedBuildPlan {
                 buildSettings = [:]
             }
             testPlan = layer.settings["test-plan"]?.stringValue
+            arguments = layer.settings[XcodebuildTestOptions.argumentsKey]?.stringsValue ?? []
         }
     }
 
@@ -57,6 +60,7 @@ enum SharedBuildPlan {
                 "configuration \(key.configuration ?? "(default)") ≠ \(otherKey.configuration ?? "(default)")")
         }
         if key.buildSettings != otherKey.buildSettings { reasons.append("different build-settings") }
+        if key.arguments != otherKey.arguments { reasons.append("different xcodebuild-arguments") }
         if key.testPlan != otherKey.testPlan {
             reasons.append("test plan \(key.testPlan ?? "(scheme's)") ≠ \(otherKey.testPlan ?? "(scheme's)")")
         }

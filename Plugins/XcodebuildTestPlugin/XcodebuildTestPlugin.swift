@@ -16,20 +16,21 @@ public struct XcodebuildTestPlugin: LayerPlugin {
     public static let kind = "xcodebuild-test"
     public static let defaultGate = Gate.merge
     public static let needsSimulator = true
-    public static let settings: [SettingSchema] = [
-        SettingSchema("scheme", .string, required: true, "The shared scheme whose tests run."),
-        SettingSchema("project", .string, "An .xcodeproj inside the workspace folder (not with `workspace`)."),
-        SettingSchema("workspace", .string, "An .xcworkspace inside the workspace folder (not with `project`)."),
-        SettingSchema("only-testing", .strings, "Test identifiers to run: Target, Target/Class or Target/Class/test."),
-        SettingSchema("skip-testing", .strings, "Test identifiers to leave out."),
-        SettingSchema("test-plan", .string, "A test plan of the scheme."),
-        SettingSchema("configuration", .string, "The build configuration (Debug by default)."),
-        SettingSchema("build-settings", .map, "Extra build settings, NAME: value."),
-        SettingSchema(
-            "share-build", .boolean,
-            "Build once with the run's other layers of the same scheme, container, configuration, build settings "
-                + "and test plan (build-for-testing, then test-without-building); true by default."),
-    ]
+    public static let settings: [SettingSchema] =
+        [
+            SettingSchema("scheme", .string, required: true, "The shared scheme whose tests run."),
+            SettingSchema("project", .string, "An .xcodeproj inside the workspace folder (not with `workspace`)."),
+            SettingSchema("workspace", .string, "An .xcworkspace inside the workspace folder (not with `project`)."),
+            SettingSchema(
+                "only-testing", .strings, "Test identifiers to run: Target, Target/Class or Target/Class/test."),
+            SettingSchema("skip-testing", .strings, "Test identifiers to leave out."),
+            SettingSchema("test-plan", .string, "A test plan of the scheme."),
+            SettingSchema("configuration", .string, "The build configuration (Debug by default)."),
+            SettingSchema(
+                "share-build", .boolean,
+                "Build once with the run's other layers of the same scheme, container, configuration, build settings "
+                    + "and test plan (build-for-testing, then test-without-building); true by default."),
+        ] + XcodebuildTestOptions.settings
 
     /// File names inside the layer's artifacts folder.
     public enum ArtifactName {
@@ -145,7 +146,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             resultBundlePath: bundle.path, onlyTesting: settings["only-testing"]?.stringsValue ?? [],
             skipTesting: settings["skip-testing"]?.stringsValue ?? [], testPlan: settings["test-plan"]?.stringValue,
             configuration: settings["configuration"]?.stringValue, buildSettings: Self.buildSettings(of: context.layer),
-            derivedDataPath: derivedDataPath)
+            derivedDataPath: derivedDataPath, options: try XcodebuildTestOptions.options(of: context.layer))
         xcodebuild.enablesCodeCoverage = context.layer.coverage != nil
         return Command(xcodebuild: xcodebuild, bundle: bundle)
     }

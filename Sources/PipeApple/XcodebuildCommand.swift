@@ -4,7 +4,7 @@ import PipeBasics
 ///
 /// `xcodebuild <action> [-project P | -workspace W] -scheme S -destination 'platform=iOS Simulator,id=UDID'
 /// [-derivedDataPath D] -resultBundlePath R [-only-testing:X]… [-skip-testing:X]… [-testPlan T] [-configuration C]
-/// [KEY=VALUE]…`
+/// [option…] [KEY=VALUE]…`
 ///
 /// Every value stays one argument: scheme names, test identifiers and paths come from YAML, chat messages and
 /// environment variables, so nothing is pasted into a command line as text.
@@ -62,6 +62,9 @@ public struct XcodebuildCommand: Equatable, Sendable {
     /// Where products and the `.xctestrun` go (`build-for-testing`) and are found (`test-without-building`);
     /// `nil` is Xcode's default folder for the container.
     public let derivedDataPath: String?
+    /// Options Pipe has keys for (`-parallel-testing-enabled YES`, `-test-iterations 3`, …) and the layer's own
+    /// `xcodebuild-arguments`, each word one argument; `XcodebuildOwnedOptions` keeps Pipe's own out of the latter.
+    public let options: [String]
     /// `-enableCodeCoverage YES`: a layer's `coverage:` asks for it (it slows the build and the tests).
     public var enablesCodeCoverage = false
 
@@ -70,7 +73,8 @@ public struct XcodebuildCommand: Equatable, Sendable {
     public init(
         action: Action = .test, container: Container, scheme: String, destination: Destination,
         resultBundlePath: String, onlyTesting: [String] = [], skipTesting: [String] = [], testPlan: String? = nil,
-        configuration: String? = nil, buildSettings: [BuildSetting] = [], derivedDataPath: String? = nil
+        configuration: String? = nil, buildSettings: [BuildSetting] = [], derivedDataPath: String? = nil,
+        options: [String] = []
     ) throws {
         guard !scheme.isEmpty else { throw XcodebuildCommandError.emptyValue("-scheme") }
         switch container {
@@ -93,6 +97,9 @@ public struct XcodebuildCommand: Equatable, Sendable {
         if testPlan == "" { throw XcodebuildCommandError.emptyValue("-testPlan") }
         if configuration == "" { throw XcodebuildCommandError.emptyValue("-configuration") }
         if derivedDataPath == "" { throw XcodebuildCommandError.emptyValue("-derivedDataPath") }
+        if let empty = options.firstIndex(where: \.isEmpty) {
+            throw XcodebuildCommandError.emptyValue("xcodebuild-arguments (entry \(empty + 1))")
+        }
         for setting in buildSettings where !Self.isBuildSettingName(setting.name) {
             throw XcodebuildCommandError.invalidBuildSettingName(setting.name)
         }
@@ -107,6 +114,7 @@ public struct XcodebuildCommand: Equatable, Sendable {
         self.configuration = configuration
         self.buildSettings = buildSettings
         self.derivedDataPath = derivedDataPath
+        self.options = options
     }
 
     /// The argument vector, starting with `xcodebuild`.
@@ -125,6 +133,7 @@ public struct XcodebuildCommand: Equatable, Sendable {
         if let testPlan { arguments += ["-testPlan", testPlan] }
         if let configuration { arguments += ["-configuration", configuration] }
         if enablesCodeCoverage { arguments += ["-enableCodeCoverage", "YES"] }
+        arguments += options
         arguments += buildSettings.map { "\($0.name)=\($0.value)" }
         return arguments
     }

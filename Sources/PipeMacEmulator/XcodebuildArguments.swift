@@ -13,6 +13,9 @@ struct XcodebuildArguments: Equatable {
     var onlyTesting: [String] = []
     var skipTesting: [String] = []
     var buildSettings: [String] = []
+    /// The test options Pipe has keys for (parallel testing, timeouts, retries), by option name, as given;
+    /// `-retry-tests-on-failure` takes no value and is recorded as `YES`.
+    var testOptions: [String: String] = [:]
     var showVersion = false
     var list = false
     var quiet = false
@@ -47,6 +50,13 @@ struct XcodebuildArguments: Equatable {
         "-skipPackageUpdates", "-disablePackageRepositoryCache",
     ]
 
+    /// Test options whose value xcodebuild checks: `YES`/`NO`, or a whole number of at least 1.
+    static let booleanTestOptions: Set<String> = ["-parallel-testing-enabled", "-test-timeouts-enabled"]
+    static let countTestOptions: Set<String> = [
+        "-parallel-testing-worker-count", "-maximum-parallel-testing-workers", "-test-iterations",
+        "-default-test-execution-time-allowance", "-maximum-test-execution-time-allowance",
+    ]
+
     /// Parses `arguments` (without the program name).
     static func parse(_ arguments: [String]) -> Result<XcodebuildArguments, XcodebuildError> {
         var parsed = XcodebuildArguments()
@@ -74,6 +84,7 @@ struct XcodebuildArguments: Equatable {
                     case "-version": parsed.showVersion = true
                     case "-list": parsed.list = true
                     case "-quiet": parsed.quiet = true
+                    case "-retry-tests-on-failure": parsed.testOptions[argument] = "YES"
                     default: break
                     }
                     continue
@@ -93,6 +104,17 @@ struct XcodebuildArguments: Equatable {
                 case "-only-testing": parsed.onlyTesting.append(value)
                 case "-skip-testing": parsed.skipTesting.append(value)
                 default: break
+                }
+                if booleanTestOptions.contains(argument) {
+                    guard value == "YES" || value == "NO" else {
+                        return .failure(.invalidOptionValue(argument, value, expected: "YES or NO"))
+                    }
+                    parsed.testOptions[argument] = value
+                } else if countTestOptions.contains(argument) {
+                    guard let count = Int(value), count >= 1 else {
+                        return .failure(.invalidOptionValue(argument, value, expected: "a whole number of 1 or more"))
+                    }
+                    parsed.testOptions[argument] = value
                 }
                 continue
             }

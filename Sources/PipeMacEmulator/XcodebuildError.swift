@@ -3,6 +3,8 @@
 enum XcodebuildError: Error, Equatable {
     case invalidOption(String)
     case missingValue(String)
+    /// Emulator wording (no sample of Apple's): a test option's value it would not take.
+    case invalidOptionValue(String, String, expected: String)
     case unknownAction(String)
     case projectAndWorkspace
     case unsupportedAction([String])
@@ -24,7 +26,8 @@ enum XcodebuildError: Error, Equatable {
     /// sysexits values, as xcodebuild uses them.
     var exitCode: Int32 {
         switch self {
-        case .invalidOption, .missingValue, .unknownAction, .projectAndWorkspace, .unsupportedAction, .missingScheme,
+        case .invalidOption, .missingValue, .invalidOptionValue, .unknownAction, .projectAndWorkspace,
+            .unsupportedAction, .missingScheme,
             .existingResultBundle, .missingDestination:
             return 64
         case .schemeNotFound, .noTestProducts: return 65
@@ -40,6 +43,8 @@ enum XcodebuildError: Error, Equatable {
             return "xcodebuild: error: invalid option '\(option)'\n\n" + XcodebuildError.usage
         case .missingValue(let option):
             return "xcodebuild: error: option '\(option)' requires an argument.\n\n" + XcodebuildError.usage
+        case .invalidOptionValue(let option, let value, let expected):
+            return "xcodebuild: error: option '\(option)' takes \(expected), not '\(value)'."
         case .unknownAction(let action):
             return "xcodebuild: error: Unknown build action '\(action)'."
         case .projectAndWorkspace:

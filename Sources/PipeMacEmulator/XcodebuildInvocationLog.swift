@@ -4,7 +4,8 @@ import Foundation
     import Glibc
 #endif
 
-/// A line per `xcodebuild` action run on the emulated host (`<UTC time> <arguments>`), next to the host config:
+/// A line per `xcodebuild` action run on the emulated host (`<UTC time> <arguments>`, each argument quoted as in
+/// xcodebuild's "Command line invocation:" line, so a test sees where one argument ends), next to the host config:
 /// for `…/host.json` the file is `…/host.xcodebuild.log`. It lets a test count what ran on the host (one
 /// `build-for-testing` for two layers), the way one would read a Mac's shell history.
 struct XcodebuildInvocationLog {
@@ -24,7 +25,9 @@ struct XcodebuildInvocationLog {
     /// Appends one line with one `write` on an `O_APPEND` descriptor, so concurrent invocations never interleave.
     func append(_ arguments: [String]) {
         guard let url else { return }
-        let line = "\(ISO8601DateFormatter().string(from: Date())) " + arguments.joined(separator: " ") + "\n"
+        let line =
+            "\(ISO8601DateFormatter().string(from: Date())) "
+            + XcodebuildTestAction.quoted(arguments).joined(separator: " ") + "\n"
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         guard descriptor >= 0 else { return }
         defer { close(descriptor) }

@@ -434,12 +434,16 @@ struct XcodebuildTestAction {
 
     /// The "Command line invocation:" line: xcodebuild's full path and the arguments, quoted where needed.
     static func invocation(_ arguments: [String]) -> String {
-        let quoted = arguments.map { argument -> String in
+        (["/Applications/Xcode.app/Contents/Developer/usr/bin/xcodebuild"] + quoted(arguments)).joined(separator: " ")
+    }
+
+    /// Each argument as xcodebuild shows it: in double quotes when it is empty or holds a space or shell character.
+    static func quoted(_ arguments: [String]) -> [String] {
+        arguments.map { argument -> String in
             guard argument.isEmpty || argument.contains(where: { " \"'\\$`".contains($0) }) else { return argument }
             return "\""
                 + argument.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
                 + "\""
         }
-        return (["/Applications/Xcode.app/Contents/Developer/usr/bin/xcodebuild"] + quoted).joined(separator: " ")
     }
 }

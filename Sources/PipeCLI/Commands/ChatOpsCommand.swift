@@ -99,20 +99,10 @@ enum ChatOpsCommand {
             "chatops: listening on \(ChatOpsSetup.listening(config, port: port)) (\(config.dialect.rawValue))\n")
         console.err("chatops: audit log \(auditURL.path); stop with Ctrl-C or SIGTERM\n")
 
-        let stop = DispatchSemaphore(value: 0)
-        var sources: [DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            sources.append(source)
-        }
-        stop.wait()
+        StopSignals.wait()
         console.err("chatops: stopping: no new requests; cancelling runs in progress…\n")
         endpoint.stop()
         backend.cancelAll(reason: "cancelled: pipe chatops serve is stopping")
-        for source in sources { source.cancel() }
         return 0
     }
 

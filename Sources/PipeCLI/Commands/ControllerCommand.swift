@@ -131,6 +131,14 @@ enum ControllerCommand {
                     "forges: \(forges.forges.forges.map { "\($0.name) at \($0.webhook.path)" }.joined(separator: ", "))\n"
                 )
             }
+            if let webConfig = sections.web {
+                let console = context.console
+                let web = try WebCommand.makeEndpoint(
+                    webConfig, configURL: configURL.standardizedFileURL, project: project, hostsFile: hostsFile,
+                    store: store, environment: context.environment, log: { console.err($0 + "\n") })
+                services.mount(web.endpoint)
+                context.console.out("web: the page at \(webConfig.path)\n")
+            }
             if let line = try services.listen(sections.listenerConfig, project: project) {
                 context.console.out(line + "\n")
             }
@@ -218,12 +226,16 @@ enum ControllerCommand {
                 + (config.sessionIdleSeconds > 0
                     ? "SSH sessions kept \(Int(config.sessionIdleSeconds)) s for the next run"
                     : "SSH sessions closed after each run"))
-        if let chatops = sections.chatops {
+        if sections.chatops != nil || sections.web != nil {
             let http = sections.listenerConfig
+            let mounted =
+                (sections.chatops.map { ["chat-ops at \($0.path)"] } ?? [])
+                + (sections.web.map { ["the web page at \($0.path)"] } ?? [])
             let port: UInt16 = if case .tcp(_, let port) = http.listener { port } else { 0 }
             lines.append(
                 "  http: listens on \(ControllerHTTPServices.describe(http.listener, port: port)) "
-                    + "(\(sections.http == nil ? "as chatops: says" : "as http: says")): chat-ops at \(chatops.path)"
+                    + "(\(sections.http == nil && sections.chatops != nil ? "as chatops: says" : "as http: says")): "
+                    + mounted.joined(separator: ", ")
                     + (http.baseURL.map { "; public URL \($0)" } ?? ""))
         }
         do {

@@ -26,6 +26,7 @@ public enum PipeCommandLine {
             CommandGroup("CONTROLLER", [ControllerCommand.spec, EnqueueCommand.spec]),
             CommandGroup("HOSTS", [HostsCommand.spec, SimsCommand.spec]),
             CommandGroup("CHAT", [ChatOpsCommand.spec]),
+            CommandGroup("WEB PAGE", [WebCommand.spec]),
             CommandGroup("FORGES", [ForgeCommand.spec]),
         ],
         sections: [
@@ -85,6 +86,7 @@ public enum PipeCommandLine {
                 case let sims where sims.first == "sims": return try SimsCommand.execute(sims, context)
                 case let chatops where chatops.first == "chatops": return try ChatOpsCommand.execute(chatops, context)
                 case let forge where forge.first == "forge": return try ForgeCommand.execute(forge, context)
+                case let web where web.first == "web": return try WebCommand.execute(web, context)
                 default:
                     console.err("error: '\(path.joined(separator: " "))' has no implementation\n")
                     return PipeExitCode.usage.rawValue

@@ -3,6 +3,7 @@ import PipeChatOps
 import PipeHTTP
 import PipeServer
 import PipeSpec
+import PipeWeb
 
 /// The controller's one HTTP listener, from its config's `http:` section: where it listens, the public URL that
 /// links point to, and the limits every connection shares (each endpoint keeps its own body and time limits).
@@ -28,7 +29,7 @@ struct ControllerHTTPConfig: Equatable {
     func runURL(_ id: String) -> String? { baseURL.map { "\($0)/runs/\(id)" } }
 }
 
-/// The controller config's `http:` and `chatops:` sections, decoded with their problems reported in the controller
+/// The controller config's `http:`, `chatops:` and `web:` sections, decoded with their problems reported in the controller
 /// config's own list (file:line:column).
 ///
 /// The controller listens once. With an `http:` section, `chatops:` may not say where to listen (its `address`,
@@ -37,6 +38,8 @@ struct ControllerHTTPConfig: Equatable {
 final class ControllerHTTPSections {
     private(set) var http: ControllerHTTPConfig?
     private(set) var chatops: ChatOpsConfig?
+    /// The web page, mounted at its `path` on the same listener (docs/web.md).
+    private(set) var web: WebConfig?
     /// The listener keys `chatops:` gave, with their positions, to be refused when `http:` is present.
     private var chatopsListenerKeys: [(path: SpecKeyPath, mark: SourceMark)] = []
 
@@ -51,12 +54,14 @@ final class ControllerHTTPSections {
     func register(on loader: inout ControllerConfigLoader) {
         loader.additionalSections["chatops"] = decodeChatOps
         loader.additionalSections["http"] = decodeHTTP
+        loader.additionalSections["web"] = decodeWeb
     }
 
     /// Loads the config afresh: what an earlier load decoded is forgotten first.
     func load(_ loader: ControllerConfigLoader, _ url: URL) throws(SpecErrors) -> ControllerConfig {
         http = nil
         chatops = nil
+        web = nil
         chatopsListenerKeys = []
         return try loader.load(url)
     }
@@ -74,10 +79,7 @@ final class ControllerHTTPSections {
             chatops = try ChatOpsConfigLoader.load(node, file: document.file, keyPath: path.description)
         } catch {
             chatops = nil
-            for problem in error.problems {
-                let keys = problem.keyPath.split(separator: ".").map { SpecKeyPath.Component.key(String($0)) }
-                document.error(SpecKeyPath(keys), at: problem.mark, problem.message)
-            }
+            Self.report(error, in: document)
         }
         for entry in node.mapping ?? [] {
             guard let key = entry.key.keyText else { continue }
@@ -89,6 +91,24 @@ final class ControllerHTTPSections {
                     chatopsListenerKeys.append((path.appending("limits").appending(name), limit.key.start))
                 }
             }
+        }
+    }
+
+    /// `web:`, whose listener keys are refused: on the controller, `http:` says where it listens.
+    func decodeWeb(_ document: SpecDocument, _ node: YAMLNode, _ path: SpecKeyPath) {
+        do {
+            web = try WebConfigLoader.load(node, file: document.file, keyPath: path.description, listens: false)
+        } catch {
+            web = nil
+            Self.report(error, in: document)
+        }
+    }
+
+    /// A section loader's problems in the controller config's own list.
+    private static func report(_ error: SpecErrors, in document: SpecDocument) {
+        for problem in error.problems {
+            let keys = problem.keyPath.split(separator: ".").map { SpecKeyPath.Component.key(String($0)) }
+            document.error(SpecKeyPath(keys), at: problem.mark, problem.message)
         }
     }
 

@@ -157,6 +157,11 @@ final class InProcessChatOpsBackend: ChatOpsBackend, @unchecked Sendable {
     }
 
     func hosts() throws -> [ChatHostReport] {
+        try Self.hostReports(hostsFile: hostsFile, store: store, environment: environment)
+    }
+
+    /// The hosts of the hosts file with what the store knows of them (leases, the last health check); no SSH.
+    static func hostReports(hostsFile: URL, store: RunStore, environment: [String: String]) throws -> [ChatHostReport] {
         let hosts: [HostConfig]
         do {
             hosts = try HostsFileLoader.load(path: hostsFile, environment: environment)

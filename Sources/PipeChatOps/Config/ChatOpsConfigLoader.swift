@@ -47,23 +47,23 @@ public enum ChatOpsConfigLoader {
         return config
     }
 
-    /// Collects problems while decoding.
-    final class Reader {
-        let file: String
-        var problems: [SpecProblem] = []
+    /// Collects problems while decoding; the web page's config reads its section with it too.
+    public final class Reader {
+        public let file: String
+        public var problems: [SpecProblem] = []
 
-        init(file: String) { self.file = file }
+        public init(file: String) { self.file = file }
 
-        func problem(_ node: YAMLNode, _ path: String, _ message: String) -> SpecProblem {
+        public func problem(_ node: YAMLNode, _ path: String, _ message: String) -> SpecProblem {
             SpecProblem(file: file, mark: node.start, keyPath: path, message: message)
         }
 
-        func error(_ node: YAMLNode, _ path: String, _ message: String) {
+        public func error(_ node: YAMLNode, _ path: String, _ message: String) {
             problems.append(problem(node, path, message))
         }
 
         /// A mapping's entries by key, reporting unknown keys (with the nearest known one) and repeated ones.
-        func mapping(_ node: YAMLNode, _ path: String, allowed: [String]?) -> [String: YAMLNode]? {
+        public func mapping(_ node: YAMLNode, _ path: String, allowed: [String]?) -> [String: YAMLNode]? {
             guard let entries = node.mapping else {
                 error(node, path, "must be a mapping of keys to values")
                 return nil
@@ -93,7 +93,7 @@ public enum ChatOpsConfigLoader {
             return values
         }
 
-        func string(_ node: YAMLNode?, _ path: String) -> String? {
+        public func string(_ node: YAMLNode?, _ path: String) -> String? {
             guard let node else { return nil }
             guard let scalar = node.scalar, scalar.resolved != .null || scalar.isText else {
                 error(node, path, "must be text")
@@ -102,7 +102,7 @@ public enum ChatOpsConfigLoader {
             return scalar.text
         }
 
-        func integer(_ node: YAMLNode?, _ path: String, range: ClosedRange<Int>) -> Int? {
+        public func integer(_ node: YAMLNode?, _ path: String, range: ClosedRange<Int>) -> Int? {
             guard let node else { return nil }
             guard let scalar = node.scalar, case .integer(let value) = scalar.resolved, range.contains(value) else {
                 error(node, path, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
@@ -111,7 +111,7 @@ public enum ChatOpsConfigLoader {
             return value
         }
 
-        func duration(_ node: YAMLNode?, _ path: String) -> Double? {
+        public func duration(_ node: YAMLNode?, _ path: String) -> Double? {
             guard let node else { return nil }
             guard let text = node.scalar?.text, let seconds = DurationParser.seconds(from: text) else {
                 error(node, path, "must be a duration such as 10s or 5m")
@@ -120,7 +120,7 @@ public enum ChatOpsConfigLoader {
             return seconds
         }
 
-        func strings(_ node: YAMLNode?, _ path: String) -> [String]? {
+        public func strings(_ node: YAMLNode?, _ path: String) -> [String]? {
             guard let node else { return nil }
             if node.scalar != nil { return string(node, path).map { [$0] } }
             guard let items = node.sequence else {
@@ -235,7 +235,7 @@ public enum ChatOpsConfigLoader {
             config.proxy = proxy
         }
 
-        static func isHeaderName(_ name: String) -> Bool {
+        public static func isHeaderName(_ name: String) -> Bool {
             !name.isEmpty
                 && name.utf8.allSatisfy {
                     $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0)
@@ -243,7 +243,7 @@ public enum ChatOpsConfigLoader {
                 }
         }
 
-        func secretSource(_ node: YAMLNode?, _ path: String, node parent: YAMLNode) -> SecretSource? {
+        public func secretSource(_ node: YAMLNode?, _ path: String, node parent: YAMLNode) -> SecretSource? {
             guard let node else {
                 error(parent, path, "missing: say where the secret is read, `secret: {env: NAME}` or `{file: path}`")
                 return nil

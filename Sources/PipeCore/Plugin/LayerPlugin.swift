@@ -32,6 +32,9 @@ public struct SettingSchema: Sendable, Equatable {
         case boolean
         case strings = "list of strings"
         case map = "mapping of strings"
+        /// A mapping of the named `fields` only, each of its own type; decoded as `.map` of canonical text
+        /// (`SettingField.Kind`).
+        case record = "mapping of fields"
     }
 
     public var key: String
@@ -41,14 +44,22 @@ public struct SettingSchema: Sendable, Equatable {
     /// environment variable (`"$PIPE_PARAM_name"`, `LayerSpec.shellParameters`), never the value itself.
     public var isShellCommand: Bool
     public var summary: String
+    /// The fields of a `.record` setting.
+    public var fields: [SettingField]
+    /// What the plugin refuses beyond the type, checked when the pipeline is loaded (at the value's position)
+    /// and again by the plugin before it runs.
+    public var check: SettingCheck?
 
     public init(
-        _ key: String, _ type: ValueType, required: Bool = false, shellCommand: Bool = false, _ summary: String
+        _ key: String, _ type: ValueType, required: Bool = false, shellCommand: Bool = false,
+        fields: [SettingField] = [], check: SettingCheck? = nil, _ summary: String
     ) {
         self.key = key
         self.type = type
         self.required = required
         self.isShellCommand = shellCommand
+        self.fields = fields
+        self.check = check
         self.summary = summary
     }
 }

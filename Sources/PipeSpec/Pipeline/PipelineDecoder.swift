@@ -482,6 +482,9 @@ struct PipelineDecoder {
                     node, setting: setting, at: path.appending(setting.key), reader: reader)
                 if let value {
                     settings[setting.key] = value
+                    SettingCheckReport.report(
+                        setting.check?.problems(value) ?? [], in: node, at: path.appending(setting.key),
+                        problems: problems)
                 }
             }
             if settingSchemas.contains(where: \.isShellCommand), let interpolator = reader.interpolator {
@@ -516,7 +519,30 @@ struct PipelineDecoder {
         case .strings:
             return reader.strings(node, at: path, shell: shell).map { SettingValue.strings($0.map(\.text)) }
         case .map: return reader.stringMap(node, at: path).map(SettingValue.map)
+        case .record: return decodeRecord(node, fields: setting.fields, at: path, reader: reader)
         }
+    }
+
+    /// A `.record` setting: only its fields, each read as its kind and kept as canonical text.
+    private func decodeRecord(
+        _ node: YAMLNode, fields: [SettingField], at path: SpecKeyPath, reader: SpecReader
+    ) -> SettingValue? {
+        let names = fields.map(\.key)
+        guard let mapping = reader.mapping(node, at: path, expected: "a mapping of \(SpecReader.list(names))")
+        else { return nil }
+        mapping.rejectUnknownKeys(allowed: names)
+        var values: [String: String] = [:]
+        for field in fields {
+            switch field.kind {
+            case .integer: values[field.key] = mapping.read(field.key, { $0.integer }).map { String($0) }
+            case .boolean: values[field.key] = mapping.read(field.key, { $0.boolean }).map { String($0) }
+            case .duration:
+                values[field.key] = mapping.read(field.key, { $0.duration }).map { seconds in
+                    seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+                }
+            }
+        }
+        return .map(values)
     }
 
     /// Every `needs` entry names another layer, and no layer waits for itself through a cycle.
