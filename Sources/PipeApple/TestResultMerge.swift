@@ -5,7 +5,9 @@ import PipeCore
 /// The bundle names every test `Suite/test()`; a serial Swift Testing run prints passing tests without their
 /// suite, so the log alone would name them differently from the bundle and from other runs, splitting one test's
 /// history in two. The log's results stand (they were seen as they happened, retries included); the bundle gives
-/// them their full name, fills a missing failure location, and adds the tests the log never printed.
+/// them their full name, fills a missing failure location, and adds the tests the log never printed. A short name
+/// that two suites share keeps the log's name, and neither bundle test is added: either could be the log's, and a
+/// merge never changes how many tests the log counted.
 public enum TestResultMerge {
     public static func merge(log: [TestCaseResult], bundle: [TestCaseResult]) -> [TestCaseResult] {
         guard !bundle.isEmpty else { return log }
@@ -20,11 +22,14 @@ public enum TestResultMerge {
         }
         var merged: [TestCaseResult] = []
         var named: Set<String> = []
+        var ambiguousShortNames: Set<String> = []
         for var test in log {
             if bundleByName[test.identifier] == nil, !test.identifier.contains("/"),
                 let candidates = bundleByLastPart[test.identifier], candidates.count == 1
             {
                 test.identifier = candidates[0].identifier
+            } else if bundleByName[test.identifier] == nil, !test.identifier.contains("/") {
+                ambiguousShortNames.insert(test.identifier)
             }
             if let fromBundle = bundleByName[test.identifier] {
                 if test.failureLocation == nil { test.failureLocation = fromBundle.failureLocation }
@@ -36,6 +41,11 @@ public enum TestResultMerge {
         }
         for test in bundle where !named.contains(test.identifier) {
             named.insert(test.identifier)
+            if let slash = test.identifier.lastIndex(of: "/"),
+                ambiguousShortNames.contains(String(test.identifier[test.identifier.index(after: slash)...]))
+            {
+                continue
+            }
             merged.append(test)
         }
         return merged

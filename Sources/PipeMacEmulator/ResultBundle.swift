@@ -35,6 +35,7 @@ enum ResultBundle {
     static func storeAttachments(_ sources: [TestEvidence.Source], in path: String) -> [TestEvidence.Attachment] {
         let folder = URL(fileURLWithPath: path).appendingPathComponent(attachmentsFolder)
         var stored: [TestEvidence.Attachment] = []
+        var countByTest: [TestIdentity: Int] = [:]
         for source in sources {
             guard let data = try? Data(contentsOf: source.file) else { continue }
             let fileExtension = source.file.pathExtension
@@ -45,10 +46,13 @@ enum ResultBundle {
             } catch {
                 continue
             }
+            let index = countByTest[source.test, default: 0]
+            countByTest[source.test] = index + 1
             stored.append(
                 TestEvidence.Attachment(
                     test: source.test, name: source.name, fileName: fileName,
-                    associatedWithFailure: source.associatedWithFailure, timestamp: Date().timeIntervalSince1970))
+                    associatedWithFailure: source.associatedWithFailure, timestamp: Date().timeIntervalSince1970,
+                    index: index))
         }
         return stored
     }

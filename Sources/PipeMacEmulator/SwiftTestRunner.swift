@@ -141,13 +141,13 @@ final class SwiftTestRunner: TestRunner {
     /// Xcode relaunches a crashed test process twice before giving up on the rest.
     static let maximumRestarts = 2
 
-    /// `ReaderTests.ReadingIDTests/testTrims` → its identity.
-    /// Linux XCTest has no attachments, and this mode measures no coverage yet: a run asking for coverage gets
-    /// none, as a scheme that does not gather it would on a Mac.
+    /// Linux XCTest has no attachments, and this mode measures no coverage: a run asking for coverage gets none,
+    /// as a scheme that does not gather it would on a Mac.
     func evidence(codeCoverage: Bool, tests: [ResultBundleRecord.TestCase]) -> TestEvidence {
         TestEvidence()
     }
 
+    /// `ReaderTests.ReadingIDTests/testTrims` → its identity.
     static func parseListed(_ line: String) -> TestIdentity? {
         let parts = line.split(separator: "/")
         guard parts.count == 2, let dot = parts[0].firstIndex(of: ".") else { return nil }

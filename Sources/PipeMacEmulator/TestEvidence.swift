@@ -25,6 +25,16 @@ struct TestEvidence {
         var fileName: String
         var associatedWithFailure: Bool
         var timestamp: Double
+        /// Its index among the test's attachments, which Xcode puts in the suggested name.
+        var index: Int
+
+        /// `<name>_<index>_<UUID>.<extension>`, the shape Xcode's manifests give (apple-formats.md Part 2 §2b); the
+        /// UUID is the stored file's.
+        var suggestedHumanReadableName: String {
+            let stem = (fileName as NSString).deletingPathExtension
+            let fileExtension = (fileName as NSString).pathExtension
+            return "\(name)_\(index)_\(stem)" + (fileExtension.isEmpty ? "" : "." + fileExtension)
+        }
     }
 
     /// A file to attach, still where the test (or the canned results) left it.

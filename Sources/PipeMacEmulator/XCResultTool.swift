@@ -73,7 +73,7 @@ struct XCResultTool {
         let folder = URL(fileURLWithPath: context.absolutePath(output))
         var tests: [(identifier: String, attachments: [AppleJSON])] = []
         for attachment in record.attachments ?? [] where !onlyFailures || attachment.associatedWithFailure {
-            let identifier = "\(attachment.test.target)/\(attachment.test.suite)/\(attachment.test.name)"
+            let identifier = "\(attachment.test.target)/\(attachment.test.identifierString)"
             if let testID, testID != identifier, !identifier.hasSuffix("/" + testID) { continue }
             let source = URL(fileURLWithPath: bundle).appendingPathComponent(ResultBundle.attachmentsFolder)
                 .appendingPathComponent(attachment.fileName)
@@ -89,7 +89,7 @@ struct XCResultTool {
             let entry = AppleJSON.object([
                 .init("exportedFileName", .string(attachment.fileName)),
                 .init("isAssociatedWithFailure", .bool(attachment.associatedWithFailure)),
-                .init("suggestedHumanReadableName", .string(attachment.name)),
+                .init("suggestedHumanReadableName", .string(attachment.suggestedHumanReadableName)),
                 .init("timestamp", .double(attachment.timestamp)),
             ])
             if let at = tests.firstIndex(where: { $0.identifier == identifier }) {
@@ -100,7 +100,9 @@ struct XCResultTool {
         }
         let manifest = AppleJSON.array(
             tests.map { test in
-                .object([.init("attachments", .array(test.attachments)), .init("testIdentifier", .string(test.identifier))])
+                .object([
+                    .init("attachments", .array(test.attachments)), .init("testIdentifier", .string(test.identifier)),
+                ])
             })
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

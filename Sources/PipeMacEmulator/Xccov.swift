@@ -69,7 +69,8 @@ struct Xccov {
             covered += targetCovered
             executable += targetExecutable
             var fields: [AppleJSON.Member] = [
-                .init("name", .string(target.name)), .init("buildProductPath", .string("/tmp/Build/Products/" + target.name)),
+                .init("name", .string(target.name)),
+                .init("buildProductPath", .string("/tmp/Build/Products/" + target.name)),
                 .init("coveredLines", .int(targetCovered)), .init("executableLines", .int(targetExecutable)),
                 .init("lineCoverage", fraction(targetCovered, targetExecutable)),
             ]
