@@ -65,26 +65,11 @@ public struct CoverageVerdict: Equatable, Sendable {
         return String(format: "%.2f%%", rounded)
     }
 
-    /// The prefix of the attempt facts that carry each target's lines (`coverage.Reader.app` = `145/200`): facts
-    /// are kept by the store, so the next run of the branch can show the change.
-    public static let factPrefix = "coverage."
-
-    /// The facts for every measured target.
+    /// The facts for every measured target (`CoverageFacts`).
     public var facts: [String: String] {
-        Dictionary(
-            targets.map { (Self.factPrefix + $0.name, "\($0.coveredLines)/\($0.executableLines)") },
-            uniquingKeysWith: { first, _ in first })
-    }
-
-    /// Reads the facts back: target name → (covered, executable).
-    public static func targets(fromFacts facts: [String: String]) -> [(name: String, covered: Int, executable: Int)] {
-        facts.compactMap { key, value in
-            guard key.hasPrefix(factPrefix) else { return nil }
-            let parts = value.split(separator: "/")
-            guard parts.count == 2, let covered = Int(parts[0]), let executable = Int(parts[1]), covered >= 0,
-                executable >= 0
-            else { return nil }
-            return (String(key.dropFirst(factPrefix.count)), covered, executable)
-        }.sorted { $0.name < $1.name }
+        CoverageFacts.facts(
+            targets.map {
+                CoverageFacts.Target(name: $0.name, coveredLines: $0.coveredLines, executableLines: $0.executableLines)
+            })
     }
 }

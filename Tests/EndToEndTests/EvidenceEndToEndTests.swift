@@ -63,6 +63,11 @@ final class EvidenceEndToEndTests: EmulatedHostTestCase {
         let digest = try CommandRunner.shell("sha256sum \(file.path)", currentDirectory: project.url).stdout
         XCTAssertEqual(screenshot["sha256"] as? String, digest.split(separator: " ").first.map(String.init))
 
+        let junit = try String(contentsOf: runFolder.appendingPathComponent("junit.xml"), encoding: .utf8)
+        XCTAssertTrue(junit.contains("[[ATTACHMENT|\(path)]]"), junit)
+        let summary = try String(contentsOf: runFolder.appendingPathComponent("summary.md"), encoding: .utf8)
+        XCTAssertTrue(summary.contains("  - attached: `\(path)` (image/png, 73 B)"), summary)
+
         let notes = try XCTUnwrap(attachments.first { ($0["path"] as? String)?.hasSuffix(".swift") == true })
         let notesFacts = try XCTUnwrap(notes["attachment"] as? [String: Any])
         XCTAssertNil(notesFacts["detectedType"], "only PNG and JPEG bytes are ever called images")
@@ -118,6 +123,9 @@ final class EvidenceEndToEndTests: EmulatedHostTestCase {
             contentsOf: try XCTUnwrap(project.runFolders().last).appendingPathComponent("logic/xcodebuild.log"),
             encoding: .utf8)
         XCTAssertTrue(log.contains(" -enableCodeCoverage YES"), "coverage: turns coverage on")
+        let summary = try String(
+            contentsOf: try XCTUnwrap(project.runFolders().last).appendingPathComponent("summary.md"), encoding: .utf8)
+        XCTAssertTrue(summary.contains("| logic | `Reader.framework` | 40 / 60 | 66.7% | — |"), summary)
     }
 
     /// The host's manifest is as hostile as its files: a name that climbs out, a link, a file past the limit and

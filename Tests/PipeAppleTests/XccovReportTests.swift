@@ -56,10 +56,13 @@ final class XccovReportTests: XCTestCase {
     }
 
     func testFactsReadBack() {
-        let facts = ["coverage.Reader.app": "145/200", "coverage.Bad": "x/1", "host": "mac-1"]
-        let targets = CoverageVerdict.targets(fromFacts: facts)
+        let facts = [
+            "coverage.Reader.app": "145/200", "coverage.Bad": "x/1", "coverage.Over": "3/2", "host": "mac-1",
+        ]
+        let targets = CoverageFacts.targets(in: facts)
         XCTAssertEqual(targets.map(\.name), ["Reader.app"])
-        XCTAssertEqual(targets.map(\.covered), [145])
+        XCTAssertEqual(targets.map(\.coveredLines), [145])
+        XCTAssertEqual(targets.first?.percent, 72.5)
     }
 
     func testHostileOrBrokenOutputIsAClearError() {

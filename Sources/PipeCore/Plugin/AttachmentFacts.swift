@@ -23,3 +23,12 @@ public struct AttachmentFacts: Sendable, Equatable, Codable {
         self.associatedWithFailure = associatedWithFailure
     }
 }
+
+extension AttachmentFacts {
+    /// The attachments of `testIdentifier` that `layer`'s attempts brought back, earliest attempt first.
+    public static func artifacts(of testIdentifier: String, in layer: RunRecord.LayerRecord) -> [ArtifactRecord] {
+        layer.attempts.flatMap(\.artifacts).filter {
+            $0.kind == .attachment && $0.attachment?.testIdentifier == testIdentifier
+        }
+    }
+}
