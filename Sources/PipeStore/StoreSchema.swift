@@ -323,5 +323,11 @@ enum StoreSchema {
                     PRIMARY KEY (forge, repository, number, head_sha)
                 ) STRICT;
                 """),
+        Migration(
+            version: 8,
+            summary: "what an attachment artifact holds and whose test it is (ArtifactRecord.attachment)",
+            sql: """
+                ALTER TABLE artifacts ADD COLUMN attachment TEXT CHECK (attachment IS NULL OR json_valid(attachment));
+                """),
     ]
 }

@@ -11,7 +11,7 @@ final class SchemaMigrationTests: StoreTestCase {
     func testNewFileGetsTheCurrentSchemaInWALMode() throws {
         let store = try openStore()
         XCTAssertEqual(try store.schemaVersion(), SQLiteRunStore.supportedSchemaVersion)
-        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 7)
+        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 8)
         let raw = try rawDatabase()
         XCTAssertEqual(try raw.text("PRAGMA journal_mode"), "wal")
         XCTAssertEqual(try raw.integer("PRAGMA application_id"), 0x5049_5045)
@@ -103,22 +103,23 @@ final class SchemaMigrationTests: StoreTestCase {
             try store.createRun(StoreFixtures.newRun(runID), owner: StoreFixtures.owner())
         }
         let raw = try rawDatabase()
-        try raw.execute("PRAGMA user_version = 8")
+        let newer = SQLiteRunStore.supportedSchemaVersion + 1
+        try raw.execute("PRAGMA user_version = \(newer)")
         raw.close()
         let before = try Data(contentsOf: storeURL)
 
         XCTAssertThrowsError(try openStore()) { error in
             XCTAssertEqual(
                 error as? StoreError,
-                .schemaTooNew(path: storeURL.path, found: 8, supported: SQLiteRunStore.supportedSchemaVersion))
+                .schemaTooNew(path: storeURL.path, found: newer, supported: SQLiteRunStore.supportedSchemaVersion))
             let message = "\(error)"
-            XCTAssertTrue(message.contains("schema version 8"), message)
+            XCTAssertTrue(message.contains("schema version \(newer)"), message)
             XCTAssertTrue(message.contains("up to \(SQLiteRunStore.supportedSchemaVersion)"), message)
             XCTAssertTrue(message.contains("newer Pipe"), message)
             XCTAssertTrue(message.contains(storeURL.path), message)
         }
         XCTAssertEqual(try Data(contentsOf: storeURL), before)
-        XCTAssertEqual(try rawDatabase().integer("PRAGMA user_version"), 8)
+        XCTAssertEqual(try rawDatabase().integer("PRAGMA user_version"), Int64(newer))
     }
 
     func testDatabaseOfAnotherProgramIsRefusedAndLeftUntouched() throws {
