@@ -5,32 +5,6 @@ import XCTest
 /// What comes back from the Mac besides pass/fail, over real SSH from the emulated Mac in canned mode: a failing
 /// test's screenshot lands in the run folder tied to its test, and a layer's `coverage:` minimum judges the layer.
 final class EvidenceEndToEndTests: EmulatedHostTestCase {
-    /// A 2×2 PNG (a real one: signature, IHDR, IDAT, IEND), the screenshot the failing test attaches.
-    static let screenshot = Data(
-        base64Encoded:
-            "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==")!
-
-    /// Makes `testRejectsEmptyInput` fail with a screenshot and a text attachment, and gives the scheme coverage.
-    private func failWithScreenshot(in project: PipeProject) throws {
-        let folder = project.url.appendingPathComponent("examples/reader-app/Screenshots")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Self.screenshot.write(to: folder.appendingPathComponent("empty.png"))
-        try project.shell("git add examples/reader-app/Screenshots")
-        try editReaderScheme(in: project, message: "a failing test with a screenshot") { reader in
-            var tests = try XCTUnwrap(reader["tests"] as? [[String: Any]])
-            let index = try XCTUnwrap(tests.firstIndex { $0["name"] as? String == "testRejectsEmptyInput" })
-            tests[index]["status"] = "failed"
-            tests[index]["message"] = "XCTAssertThrowsError failed"
-            tests[index]["file"] = "Tests/ReaderTests/ReadingIDTests.swift"
-            tests[index]["line"] = 21
-            tests[index]["attachments"] = [
-                ["name": "empty-field", "file": "Screenshots/empty.png"],
-                ["name": "notes", "file": "Package.swift", "associatedWithFailure": false],
-            ]
-            reader["tests"] = tests
-        }
-    }
-
     private func attempt(_ record: [String: Any]) throws -> [String: Any] {
         let attempts = try XCTUnwrap(layer("logic", in: record)?["attempts"] as? [[String: Any]])
         return try XCTUnwrap(attempts.last)
@@ -58,8 +32,8 @@ final class EvidenceEndToEndTests: EmulatedHostTestCase {
         let path = try XCTUnwrap(screenshot["path"] as? String)
         let file = project.url.appendingPathComponent(path)
         XCTAssertTrue(file.path.hasPrefix(runFolder.path + "/"), "\(file.path) is in the run folder")
-        XCTAssertEqual(try Data(contentsOf: file), Self.screenshot)
-        XCTAssertEqual(screenshot["bytes"] as? Int, Self.screenshot.count)
+        XCTAssertEqual(try Data(contentsOf: file), EmulatedHostTestCase.screenshot)
+        XCTAssertEqual(screenshot["bytes"] as? Int, EmulatedHostTestCase.screenshot.count)
         let digest = try CommandRunner.shell("sha256sum \(file.path)", currentDirectory: project.url).stdout
         XCTAssertEqual(screenshot["sha256"] as? String, digest.split(separator: " ").first.map(String.init))
 
@@ -167,5 +141,33 @@ final class EvidenceEndToEndTests: EmulatedHostTestCase {
         XCTAssertEqual(outside, [], "a file landed outside the run folder")
         let kept = try FileManager.default.subpathsOfDirectory(atPath: runFolder.path)
         XCTAssertFalse(kept.contains { $0.hasSuffix("big.png") }, "\(kept)")
+    }
+}
+
+extension EmulatedHostTestCase {
+    /// A 2×2 PNG (a real one: signature, IHDR, IDAT, IEND), the screenshot the failing test attaches.
+    static let screenshot = Data(
+        base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==")!
+
+    /// Makes `testRejectsEmptyInput` fail with a screenshot and a text attachment, and gives the scheme coverage.
+    func failWithScreenshot(in project: PipeProject) throws {
+        let folder = project.url.appendingPathComponent("examples/reader-app/Screenshots")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Self.screenshot.write(to: folder.appendingPathComponent("empty.png"))
+        try project.shell("git add examples/reader-app/Screenshots")
+        try editReaderScheme(in: project, message: "a failing test with a screenshot") { reader in
+            var tests = try XCTUnwrap(reader["tests"] as? [[String: Any]])
+            let index = try XCTUnwrap(tests.firstIndex { $0["name"] as? String == "testRejectsEmptyInput" })
+            tests[index]["status"] = "failed"
+            tests[index]["message"] = "XCTAssertThrowsError failed"
+            tests[index]["file"] = "Tests/ReaderTests/ReadingIDTests.swift"
+            tests[index]["line"] = 21
+            tests[index]["attachments"] = [
+                ["name": "empty-field", "file": "Screenshots/empty.png"],
+                ["name": "notes", "file": "Package.swift", "associatedWithFailure": false],
+            ]
+            reader["tests"] = tests
+        }
     }
 }
