@@ -100,6 +100,20 @@ final class EvidenceEndToEndTests: EmulatedHostTestCase {
         let summary = try String(
             contentsOf: try XCTUnwrap(project.runFolders().last).appendingPathComponent("summary.md"), encoding: .utf8)
         XCTAssertTrue(summary.contains("| logic | `Reader.framework` | 40 / 60 | 66.7% | — |"), summary)
+
+        // The next run of the branch shows the change against this one.
+        try editReaderScheme(in: project, message: "more coverage") { reader in
+            var targets = try XCTUnwrap(reader["coverage"] as? [[String: Any]])
+            targets[0]["files"] = [
+                ["path": "Sources/Reader/ReadingID.swift", "coveredLines": 35, "executableLines": 40],
+                ["path": "Sources/Reader/CheckReadingIDIntent.swift", "coveredLines": 10, "executableLines": 20],
+            ]
+            reader["coverage"] = targets
+        }
+        XCTAssertEqual(try project.pipe(["run", "app-intents"]).exitCode, 1)
+        let next = try String(
+            contentsOf: try XCTUnwrap(project.runFolders().last).appendingPathComponent("summary.md"), encoding: .utf8)
+        XCTAssertTrue(next.contains("| logic | `Reader.framework` | 45 / 60 | 75.0% | +8.3 pp |"), next)
     }
 
     /// The host's manifest is as hostile as its files: a name that climbs out, a link, a file past the limit and
