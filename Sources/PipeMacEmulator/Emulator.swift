@@ -55,7 +55,7 @@ public enum Emulator {
         if tool == "xcrun" { return Xcrun(context: context).run(rest) }
         guard Xcrun.tools.contains(tool) else {
             context.stderr.line(
-                "pipe-mac-emulator: unknown tool '\(tool)'; expected xcrun, xcodebuild, xcresulttool or simctl")
+                "pipe-mac-emulator: unknown tool '\(tool)'; expected xcrun, xcodebuild, xcresulttool, xccov or simctl")
             return 64
         }
         return runTool(tool, rest, context: context)
