@@ -57,8 +57,11 @@ struct BundleEvidence {
         return "{ " + steps.joined(separator: "; ") + "; } >/dev/null 2>&1; " + summary
     }
 
-    /// Reads the pulled-back folder `local`; `tests` names the run's tests, so attachments are tied to them.
-    static func read(_ local: URL, logTests: [TestCaseResult], context: LayerContext) -> BundleEvidence {
+    /// Reads the pulled-back folder `local`; `logTests` names the run's tests, so attachments are tied to them, and
+    /// artifact paths are relative to `projectDirectory`.
+    static func read(_ local: URL, logTests: [TestCaseResult], measuresCoverage: Bool, projectDirectory: URL)
+        -> BundleEvidence
+    {
         var evidence = BundleEvidence()
         if let data = evidence.document(local.appendingPathComponent(FileName.tests), what: "the bundle's test list") {
             do {
@@ -67,19 +70,22 @@ struct BundleEvidence {
                 evidence.notes.append("the bundle's test list could not be read: \(error)")
             }
         }
-        if context.layer.coverage != nil {
+        if measuresCoverage {
             let url = local.appendingPathComponent(FileName.coverage)
             if let data = evidence.document(url, what: "the coverage report") {
                 do {
                     evidence.coverage = try XccovReport.decode(data)
-                    if let record = try? Self.record(.coverage, url, context) { evidence.artifacts.append(record) }
+                    if let record = try? Self.record(.coverage, url, projectDirectory) {
+                        evidence.artifacts.append(record)
+                    }
                 } catch {
                     evidence.notes.append("the coverage report could not be read: \(error)")
                 }
             }
         }
         let merged = TestResultMerge.merge(log: logTests, bundle: evidence.tests)
-        evidence.readAttachments(local.appendingPathComponent(FileName.attachments), tests: merged, context: context)
+        evidence.readAttachments(
+            local.appendingPathComponent(FileName.attachments), tests: merged, projectDirectory: projectDirectory)
         return evidence
     }
 
@@ -95,7 +101,7 @@ struct BundleEvidence {
         return try? Data(contentsOf: url)
     }
 
-    private mutating func readAttachments(_ folder: URL, tests: [TestCaseResult], context: LayerContext) {
+    private mutating func readAttachments(_ folder: URL, tests: [TestCaseResult], projectDirectory: URL) {
         let manifestURL = folder.appendingPathComponent(FileName.manifest)
         guard let data = document(manifestURL, what: "the attachments manifest") else { return }
         let manifest: XcresultAttachmentManifest
@@ -141,7 +147,7 @@ struct BundleEvidence {
                 try? FileManager.default.removeItem(at: url)
                 continue
             }
-            guard var record = try? Self.record(.attachment, url, context) else { continue }
+            guard var record = try? Self.record(.attachment, url, projectDirectory) else { continue }
             let prefix = (try? FileHandle(forReadingFrom: url)).map { handle in
                 defer { try? handle.close() }
                 return (try? handle.read(upToCount: 8)) ?? Data()
@@ -192,9 +198,9 @@ struct BundleEvidence {
         return Int64(status.st_size)
     }
 
-    static func record(_ kind: ArtifactRecord.Kind, _ url: URL, _ context: LayerContext) throws -> ArtifactRecord {
+    static func record(_ kind: ArtifactRecord.Kind, _ url: URL, _ projectDirectory: URL) throws -> ArtifactRecord {
         ArtifactRecord(
-            kind: kind, path: context.projectRelativePath(url), bytes: regularFileSize(url),
+            kind: kind, path: relativePath(url, to: projectDirectory), bytes: regularFileSize(url),
             sha256: try SHA256Digest.hex(ofFile: url))
     }
 }

@@ -17,7 +17,8 @@ extension XcodebuildTestPlugin {
         switch pulled.transfer {
         case .success(let transfer):
             evidence = BundleEvidence.read(
-                URL(fileURLWithPath: transfer.destination), logTests: logTests, context: context)
+                URL(fileURLWithPath: transfer.destination), logTests: logTests,
+                measuresCoverage: context.layer.coverage != nil, projectDirectory: context.projectDirectory)
         case .failure(let error as RemoteError) where error.kind == .refusedContent:
             return (evidence, error)
         case .failure(let error):
