@@ -43,7 +43,7 @@ demo: mac-up
 
 # Not part of `make test`: each script prints its figures beside the targets and exits 1 when one is missed.
 bench: release
-	@status=0; bench/run || status=1; bench/chatops-latency || status=1; bench/controller || status=1; bench/layers || status=1; exit $$status
+	@status=0; bench/run || status=1; bench/chatops-latency || status=1; bench/controller || status=1; bench/layers || status=1; bench/forge-intake || status=1; exit $$status
 
 clean:
 	$(SWIFT) package clean

@@ -100,7 +100,9 @@ let package = Package(
         .executableTarget(name: "pipe", dependencies: ["PipeCLI"], swiftSettings: strictSettings),
         // `make bench`: Pipe's transfer parts as whole processes, timed by bench/run next to OpenSSH; the data generator.
         .executableTarget(
-            name: "pipe-bench", dependencies: ["PipeSSH", "PipeCore", "PipeBasics"], swiftSettings: strictSettings),
+            name: "pipe-bench",
+            dependencies: ["PipeSSH", "PipeCore", "PipeBasics", "PipeForge", "PipeStore", "PipeTestSupport"],
+            swiftSettings: strictSettings),
 
         // The emulated cloud Mac: `xcrun`, `xcodebuild`, `xcresulttool` as one multi-call binary (tests and demo only).
         .target(name: "PipeMacEmulator", dependencies: ["PipeBasics"], swiftSettings: strictSettings),

@@ -25,6 +25,8 @@ public enum GitRemoteHeads {
     /// The refs `repository` (URL or local path) advertises, in the remote's order (`HEAD` first).
     public static func list(repository: String) throws -> [GitRemoteHead] {
         let location = try GitRepositoryLocation.parse(repository)
+        // Only a local path initialises the library while parsing; a URL may be the process's first Git call.
+        GitLibrary.ensureInitialised()
         var remote: OpaquePointer?
         try GitLibrary.check(
             git_remote_create_detached(&remote, location.remoteURL), "set up the remote", repository: repository)

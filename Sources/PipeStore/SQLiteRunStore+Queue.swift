@@ -189,7 +189,7 @@ extension SQLiteRunStore: RunQueue {
         return try json([String: String].self, text, "the parameters of queued run \(runID)")
     }
 
-    private func queuedRun(from row: SQLiteRow) throws -> QueuedRun {
+    func queuedRun(from row: SQLiteRow) throws -> QueuedRun {
         let runID = row.text(0) ?? ""
         let source = try decode(QueueSource.self, row.text(4), "the source of queued run \(runID)")
         let owner = row.int64(15).map {

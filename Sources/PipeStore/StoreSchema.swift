@@ -325,6 +325,25 @@ enum StoreSchema {
                 """),
         Migration(
             version: 8,
+            summary: "forge runs found by pull request, branch or commit through an index, however long the queue",
+            sql: """
+                ALTER TABLE run_queue ADD COLUMN forge_name TEXT
+                    GENERATED ALWAYS AS (json_extract(forge, '$.forge')) VIRTUAL;
+                ALTER TABLE run_queue ADD COLUMN forge_repository TEXT
+                    GENERATED ALWAYS AS (json_extract(forge, '$.repository')) VIRTUAL;
+                ALTER TABLE run_queue ADD COLUMN forge_place TEXT GENERATED ALWAYS AS (
+                    CASE
+                        WHEN json_extract(forge, '$.number') IS NOT NULL
+                            THEN 'pull-request:' || json_extract(forge, '$.number')
+                        WHEN json_extract(forge, '$.event') = 'push' THEN 'pushes:' || json_extract(forge, '$.fetchRef')
+                    END) VIRTUAL;
+                ALTER TABLE run_queue ADD COLUMN forge_head TEXT
+                    GENERATED ALWAYS AS (lower(json_extract(forge, '$.headSHA'))) VIRTUAL;
+                CREATE INDEX run_queue_by_forge_place ON run_queue (forge_name, forge_repository, forge_place, seq);
+                CREATE INDEX run_queue_by_forge_head ON run_queue (forge_name, forge_head, seq);
+                """),
+        Migration(
+            version: 9,
             summary: "what an attachment artifact holds and whose test it is (ArtifactRecord.attachment)",
             sql: """
                 ALTER TABLE artifacts ADD COLUMN attachment TEXT CHECK (attachment IS NULL OR json_valid(attachment));

@@ -3,7 +3,8 @@ import PipeCore
 import PipeSSH
 
 /// `pipe-bench`: Pipe's parts as whole processes, for `bench/run` to time next to OpenSSH (and a few measurements
-/// that need one process: a warm session, cipher pairs, two sessions in two threads).
+/// that need one process: a warm session, cipher pairs, two sessions in two threads), and the forge intake's cost
+/// over a long queue.
 ///
 ///     pipe-bench gen OUT [--big]
 ///     pipe-bench exec     HOST… -- COMMAND          connect, log in, run one command
@@ -16,6 +17,7 @@ import PipeSSH
 ///     pipe-bench overlap  HOST… --dir D --key K --to R [--runs N]
 ///     pipe-bench on-host  HOST… [--runs N] -- COMMAND   (`{n}` in COMMAND becomes the round number)
 ///     pipe-bench tcp [--megabytes N]                 loopback TCP throughput, the physical ceiling
+///     pipe-bench forge-intake --queued N [--pushes P]   a push delivery's cost with N forge runs in the queue
 ///
 /// HOST… is `--port P --user U --identity F --known-hosts K [--work-dir W]` (127.0.0.1).
 enum BenchCommand {
@@ -72,6 +74,10 @@ enum BenchCommand {
                 try overlap(options)
             case "on-host":
                 try onHost(options)
+            case "forge-intake":
+                try ForgeIntakeBench.measure(
+                    queued: Int(try options.value("queued")) ?? 0,
+                    pushes: Int(options.optional("pushes") ?? "200") ?? 200)
             case "tcp":
                 try LoopbackCeiling.measure(megabytes: Int(options.optional("megabytes") ?? "2000") ?? 2000)
             default:

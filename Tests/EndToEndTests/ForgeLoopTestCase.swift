@@ -78,6 +78,17 @@ class ForgeLoopTestCase: ControllerTestCase {
             .replacingOccurrences(of: "\"number\": 2,", with: "\"number\": \(number),")
     }
 
+    /// GitHub's real `push` payload, moved to this repository's `main` and `head`.
+    func pushPayload(head: String) throws -> String {
+        try String(
+            contentsOf: RepositoryPaths.root.appendingPathComponent(
+                "Tests/ForgeContract/github/webhooks/push.normal.probot.json"), encoding: .utf8
+        )
+        .replacingOccurrences(of: "bkeepers-inc/test", with: repository)
+        .replacingOccurrences(of: "refs/heads/bkeepers-patch-3", with: "refs/heads/main")
+        .replacingOccurrences(of: "738a951dba49dfec487000ef85ae80291d7ab32a", with: head)
+    }
+
     func hookURL(of controller: BackgroundPipe) throws -> URL {
         var port: String?
         waitUntil("the controller listens", timeout: 20) {

@@ -280,4 +280,39 @@ final class ForgeLoopTests: ForgeLoopTestCase {
             (try runs(project).first { $0["commit"] as? String == first }?["status"] as? String) == "cancelled"
         }
     }
+
+    /// A push delivered after its branch moved on (the later push's delivery not here yet) is judged by the branch's
+    /// head as the project's repository advertises it: it runs nothing; the push of the current head runs.
+    func testALatePushRunsNothingOnceItsBranchHasMovedOn() throws {
+        let project = try forgeProject()
+        try project.shell(
+            "git -c user.email=e2e@pipe.test -c user.name=e2e commit -q --allow-empty -m 'an older push'")
+        let older = try CommandRunner.shell("git rev-parse HEAD", currentDirectory: project.url).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try project.shell(
+            "git -c user.email=e2e@pipe.test -c user.name=e2e commit -q --allow-empty -m 'a newer push'")
+        let newer = try CommandRunner.shell("git rev-parse HEAD", currentDirectory: project.url).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let forges = project.url.appendingPathComponent("forges.yml")
+        try
+            (try String(contentsOf: forges, encoding: .utf8) + "\n    push:\n      - branches: [main]\n"
+            + "        pipelines: [app-intents]\n").write(to: forges, atomically: true, encoding: .utf8)
+        let controller = try startController(in: project)
+        defer { stop(controller) }
+        let url = try hookURL(of: controller)
+
+        func push(_ head: String) throws -> String {
+            try standIn.deliver(
+                ForgeStandInDelivery(
+                    forge: "github", body: try pushPayload(head: head), url: url, secret: secret, event: "push")
+            ).answer
+        }
+        let late = try push(older)
+        XCTAssertTrue(late.contains("stale:"), late)
+        XCTAssertTrue(late.contains("refs/heads/main is now at \(newer.prefix(12))"), late)
+        XCTAssertTrue(late.contains("nothing superseded or run"), late)
+
+        let current = try push(newer)
+        XCTAssertTrue(current.contains("queued app-intents"), current)
+    }
 }

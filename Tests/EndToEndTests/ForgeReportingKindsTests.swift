@@ -107,13 +107,7 @@ final class ForgeReportingKindsTests: ForgeLoopTestCase {
         try waitUntil("the watch's run reports success", timeout: 120) {
             try statuses(for: head).contains { $0["state"] as? String == "success" } || !controller.process.isRunning
         }
-        let push = try String(
-            contentsOf: RepositoryPaths.root.appendingPathComponent(
-                "Tests/ForgeContract/github/webhooks/push.normal.probot.json"), encoding: .utf8
-        )
-        .replacingOccurrences(of: "bkeepers-inc/test", with: repository)
-        .replacingOccurrences(of: "refs/heads/bkeepers-patch-3", with: "refs/heads/main")
-        .replacingOccurrences(of: "738a951dba49dfec487000ef85ae80291d7ab32a", with: head)
+        let push = try pushPayload(head: head)
         let delivered = try standIn.deliver(
             ForgeStandInDelivery(forge: "github", body: push, url: url, secret: secret, event: "push"))
         XCTAssertTrue(delivered.answer.contains("already verifies this commit"), delivered.answer)

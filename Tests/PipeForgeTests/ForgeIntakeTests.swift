@@ -104,6 +104,20 @@ final class ForgeIntakeTests: XCTestCase {
         XCTAssertEqual(try store.queuedRun(second)?.state, .queued)
     }
 
+    func testANewerHeadSupersedesItsRunBehindTwelveThousandWaitingOthers() throws {
+        let first = try XCTUnwrap(
+            queued(try intake().accept(try delivery("pull_request.opened.octokit.json", event: "pull_request"))).first)
+        let raw = try SQLiteDatabase(path: folder.appending("pipe.db").path)
+        try raw.execute(ForgeQueueFiller.sql(count: 12_000, forge: "github", repository: repository, waiting: true))
+        raw.close()
+        heads[2] = newer
+        let push = try intake().accept(
+            try delivery("pull_request.synchronize.octokit.json", event: "pull_request", replacing: [opened: newer]))
+        XCTAssertTrue(push.actions.contains(.superseded(runID: first, bySHA: newer)), push.summary)
+        XCTAssertEqual(try store.queuedRun(first)?.state, .cancelled)
+        XCTAssertEqual(push.actions.count, 2, "the waiting runs of other pull requests are left alone")
+    }
+
     func testAReopenedPullRequestAtAVerifiedCommitReusesItsRun() throws {
         let first = try XCTUnwrap(
             queued(try intake().accept(try delivery("pull_request.opened.octokit.json", event: "pull_request"))).first)

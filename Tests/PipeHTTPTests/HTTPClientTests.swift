@@ -86,19 +86,9 @@ final class HTTPClientTests: XCTestCase {
 
     func testTheConnectTimeBoundsAServerThatNeverAccepts() throws {
         // A listener whose accept queue is full: the kernel drops further connection attempts unanswered.
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(listener, pointer, length) == 0 && listen(listener, 0) == 0
-                    && getsockname(listener, pointer, &length) == 0
-            }
-        }
-        XCTAssertTrue(bound)
+        let listener = try SilentListener(backlog: 0)
+        var address = listener.address
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
         var fillers: [Int32] = []
         defer { for filler in fillers { close(filler) } }
         for _ in 0..<4 {
@@ -109,7 +99,7 @@ final class HTTPClientTests: XCTestCase {
             fillers.append(filler)
         }
         Thread.sleep(forTimeInterval: 0.1)
-        let url = "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/"
+        let url = "http://127.0.0.1:\(listener.port)/"
         let began = Date()
         XCTAssertThrowsError(
             try HTTPClient().send(HTTPClientRequest("GET", url, connectSeconds: 0.5, totalSeconds: 20))
@@ -117,6 +107,7 @@ final class HTTPClientTests: XCTestCase {
             XCTAssertEqual(($0 as? HTTPClientError)?.kind, .timeout, "\($0)")
         }
         XCTAssertLessThan(Date().timeIntervalSince(began), 2, "the connect time, not the total")
+        withExtendedLifetime(listener) {}
     }
 
     func testARedirectIsTheAnswerAndIsNotFollowed() throws {

@@ -122,7 +122,9 @@ enum ControllerCommand {
             }
             if let forges {
                 let console = context.console
-                try forges.mount(on: services) { console.err($0 + "\n") }
+                try forges.mount(
+                    on: services, repository: { try? executor.repository(ofPipeline: $0) },
+                    log: { console.err($0 + "\n") })
                 executor.runCheckedOut = { forges.runCheckedOut($0) { console.err($0 + "\n") } }
                 executor.runEnded = { forges.runEnded($0) { console.err($0 + "\n") } }
                 forges.start { console.err($0 + "\n") }

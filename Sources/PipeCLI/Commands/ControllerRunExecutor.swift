@@ -99,7 +99,12 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
     }
 
     func repository(for watch: WatchConfig) throws -> String {
-        let pipeline = try loadPipeline(watch.pipeline, parameters: watch.parameters, ref: nil)
+        try repository(ofPipeline: watch.pipeline, parameters: watch.parameters)
+    }
+
+    /// Where a pipeline's checkout fetches from: its `repository.location`, or the project folder's own repository.
+    func repository(ofPipeline name: String, parameters: [String: String] = [:]) throws -> String {
+        let pipeline = try loadPipeline(name, parameters: parameters, ref: nil)
         guard let location = pipeline.repository.location else { return project.url.path }
         // A relative path is relative to the project folder, as for the checkout; URLs and `host:path` stay.
         let colon = location.firstIndex(of: ":")

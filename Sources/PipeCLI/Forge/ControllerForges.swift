@@ -54,12 +54,22 @@ final class ControllerForges {
             checkRun: { payload, forge in try reporter.checkRun(for: payload, forge: forge) }, transport: transport)
     }
 
-    /// Mounts one webhook endpoint per forge on `services`.
-    func mount(on services: ControllerHTTPServices, log: @escaping (String) -> Void) throws {
+    /// Mounts one webhook endpoint per forge on `services`; `repository` says where a pipeline's checkout fetches
+    /// from, where a pushed branch's current head is read.
+    func mount(
+        on services: ControllerHTTPServices, repository: @escaping (_ pipeline: String) -> String?,
+        log: @escaping (String) -> Void
+    ) throws {
         for forge in forges.forges {
             let (credentials, transport) = (self.credentials, self.transport)
             let intake = ForgeIntake(config: forge, store: store) { trigger in
-                Self.currentHead(of: trigger, forge: forge, credentials: credentials, transport: transport)
+                if trigger.event == .push {
+                    guard let pipeline = forge.pipelines(forPushTo: trigger.fetchRef).first,
+                        let location = repository(pipeline)
+                    else { return nil }
+                    return ForgeBranchHead.current(of: trigger, repository: location)
+                }
+                return Self.currentHead(of: trigger, forge: forge, credentials: credentials, transport: transport)
             }
             let handler = ForgeWebhookHandler(
                 forge: forge, verifier: try secrets.webhookVerifier(for: forge), intake: intake, reporter: reporter,
@@ -101,8 +111,8 @@ final class ControllerForges {
 
     func stop() { sender.stop() }
 
-    /// The pull request's head as its forge reports it now; `nil` for a push or when the forge cannot be asked
-    /// (then the event is taken as the newest).
+    /// The pull request's head as its forge's API reports it now; `nil` when the forge cannot be asked (then the
+    /// event is taken as the newest).
     static func currentHead(
         of trigger: ForgeTrigger, forge: ForgeConfig, credentials: ForgeCredentials,
         transport: ForgeOutboxDelivery.Transport

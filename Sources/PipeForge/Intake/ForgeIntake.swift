@@ -234,7 +234,7 @@ public final class ForgeIntake {
             return [item]
         }
         var latest: [String: QueuedRun] = [:]
-        for item in try store.queueItems(states: nil, limit: 10_000).reversed() {
+        for item in try store.forgeQueueItems(forge: config.name, headSHA: sha) {
             guard let trigger = item.request.forge, trigger.forge == config.name, trigger.headSHA == sha,
                 latest[item.request.pipeline] == nil
             else { continue }
@@ -307,9 +307,12 @@ public final class ForgeIntake {
     /// replaces the newer one itself (its `before` is that commit), so it is not late.
     private func laterPush(than trigger: ForgeTrigger) throws -> String? {
         guard trigger.event == .push else { return nil }
+        guard let place = trigger.place else { return nil }
         let head = trigger.headSHA.lowercased()
         let previous = trigger.previousSHA?.lowercased()
-        for item in try store.queueItems(states: nil, limit: 10_000) {
+        let branchPushes = try store.forgeQueueItems(
+            forge: trigger.forge, repository: trigger.repository, place: place, states: nil)
+        for item in branchPushes {
             guard let other = item.request.forge, other.event == .push, other.forge == trigger.forge,
                 other.repository == trigger.repository, other.fetchRef == trigger.fetchRef,
                 other.previousSHA?.lowercased() == head, other.headSHA.lowercased() != previous
@@ -333,8 +336,12 @@ public final class ForgeIntake {
         _ trigger: ForgeTrigger, pipelines: Set<String>?, reason: String, closing: Bool = false
     ) throws -> [ForgeIntakeResult.Action] {
         var actions: [ForgeIntakeResult.Action] = []
+        guard let place = trigger.place else { return actions }
         let now = clock()
-        for item in try store.queueItems(states: [.queued, .claimed], limit: 10_000) {
+        let samePlace = try store.forgeQueueItems(
+            forge: trigger.forge, repository: trigger.repository, place: place, states: [.queued, .claimed])
+        // Oldest first, as they were queued: the actions read in the order the runs were asked for.
+        for item in samePlace.reversed() {
             guard let other = item.request.forge, other.forge == trigger.forge,
                 other.repository == trigger.repository, Self.samePlace(other, trigger),
                 closing || other.headSHA.lowercased() != trigger.headSHA.lowercased(),

@@ -15,6 +15,17 @@ public protocol ForgeStore: AnyObject {
     /// Deliveries recorded with `rateKey` since `date` (how often a check run was asked to run again).
     func deliveryCount(rateKey: String, since date: Date) throws -> Int
 
+    // MARK: Runs a forge queued
+
+    /// The queue items this forge queued for one repository and place, newest first, in `states` (every state when
+    /// `nil`): what a new head supersedes, whatever the queue's length.
+    func forgeQueueItems(
+        forge: String, repository: String, place: ForgeTrigger.Place, states: Set<QueuedRun.State>?
+    ) throws -> [QueuedRun]
+
+    /// The queue items this forge queued at one commit (any case of its hex), newest first.
+    func forgeQueueItems(forge: String, headSHA: String) throws -> [QueuedRun]
+
     // MARK: The outbox
 
     /// Writes an update to send. Updates of one target go out in order, and a newer one makes the older ones that

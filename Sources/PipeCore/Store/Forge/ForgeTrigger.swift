@@ -53,3 +53,18 @@ public struct ForgeTrigger: Sendable, Equatable, Codable {
         self.previousSHA = previousSHA
     }
 }
+
+extension ForgeTrigger {
+    /// Where a forge's runs supersede each other: one pull request, or the pushes to one branch.
+    public enum Place: Sendable, Hashable {
+        case pullRequest(Int)
+        case pushes(fetchRef: String)
+    }
+
+    /// The place of this event; `nil` for an event of neither kind (a re-run asked for without a pull request),
+    /// which supersedes nothing.
+    public var place: Place? {
+        if let number { return .pullRequest(number) }
+        return event == .push ? .pushes(fetchRef: fetchRef) : nil
+    }
+}
