@@ -16,9 +16,16 @@ extension XcodebuildTestPlugin {
         var evidence = BundleEvidence()
         switch pulled.transfer {
         case .success(let transfer):
+            let folder = URL(fileURLWithPath: transfer.destination)
             evidence = BundleEvidence.read(
-                URL(fileURLWithPath: transfer.destination), logTests: logTests,
-                measuresCoverage: context.layer.coverage != nil, projectDirectory: context.projectDirectory)
+                folder, logTests: logTests, measuresCoverage: context.layer.coverage != nil,
+                projectDirectory: context.projectDirectory)
+            // The folder as it came, refused parts included, is the run's like the bundle; the files Pipe reads
+            // from it are recorded again on their own.
+            evidence.artifacts.insert(
+                ArtifactRecord(
+                    kind: .other, path: context.projectRelativePath(folder), bytes: transfer.bytes,
+                    sha256: transfer.sha256), at: 0)
         case .failure(let error as RemoteError) where error.kind == .refusedContent:
             return (evidence, error)
         case .failure(let error):
