@@ -371,7 +371,8 @@ struct XcodebuildTestAction {
             return SwiftTestRunner(
                 workspace: workspace, swift: resolvedSwift, scratchPath: "\(cache)/\(workspace.packageName)",
                 environment: context.environment, output: stdout, architecture: config.hostArchitecture,
-                interrupts: context.interrupts, schemeTargets: config.schemeTestTargets?[scheme])
+                interrupts: context.interrupts, schemeTargets: config.schemeTestTargets?[scheme],
+                codeCoverage: arguments.enableCodeCoverage)
         }
     }
 
