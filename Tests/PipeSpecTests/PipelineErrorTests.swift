@@ -74,7 +74,7 @@ final class PipelineErrorTests: XCTestCase {
             SpecFixtures.errors("layers:\n  ui: { plugin: shell, run: x, colour: red }\n"),
             [
                 "pipelines/test.yml:2:32: error: layers.ui.colour: unknown key; expected one of 'artifact-limit', "
-                    + "'gate', 'log-limit', 'needs', 'plugin', 'retry', 'run', 'secrets' or 'timeout'"
+                    + "'coverage', 'gate', 'log-limit', 'needs', 'plugin', 'retry', 'run', 'secrets' or 'timeout'"
             ])
     }
 
