@@ -17,8 +17,12 @@ build: deps
 # The Swift runtime and Foundation linked in: the binaries run on a Linux machine without the toolchain, and each
 # process starts in about 24 ms instead of 36 (`pipe --version`, docs/performance.md). Linked by the toolchain's
 # lld: gold and GNU ld print glibc's link-time warning about a `mktemp` call inside Foundation's static library.
+# `pipe --version` names the commit, whether the tree was dirty, and when it was built (read by Package.swift).
+BUILD_INFO = PIPE_BUILD_COMMIT=$$(git rev-parse HEAD 2>/dev/null) \
+	PIPE_BUILD_DIRTY=$$(git diff --quiet HEAD -- 2>/dev/null && echo 0 || echo 1) \
+	PIPE_BUILD_DATE=$$(date -u +%Y-%m-%dT%H:%M:%SZ)
 release: deps
-	$(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld
+	$(BUILD_INFO) $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld
 
 lint:
 	@out=$$($(SWIFT) format lint --strict -r $(FORMAT_PATHS) 2>&1); \
@@ -43,7 +47,7 @@ demo: mac-up
 
 # Not part of `make test`: each script prints its figures beside the targets and exits 1 when one is missed.
 bench: release
-	@status=0; bench/run || status=1; bench/chatops-latency || status=1; bench/controller || status=1; bench/layers || status=1; bench/forge-intake || status=1; exit $$status
+	@status=0; bench/run || status=1; bench/wan || status=1; bench/chatops-latency || status=1; bench/controller || status=1; bench/layers || status=1; bench/forge-intake || status=1; bench/warm-builds || status=1; exit $$status
 
 clean:
 	$(SWIFT) package clean

@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
 // Pipe: verifies iOS apps on cloud Macs from a Linux coordinator.
 // Only the Swift toolchain and C libraries from Debian's packages: no outside Swift packages.
+import Foundation
 import PackageDescription
 
 /// A C library from Debian, exposed through `Sources/C<name>/module.modulemap` and imported by exactly one wrapper.
@@ -9,6 +10,18 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
 }
 
 let strictSettings: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors"])]
+
+/// What `make` tells the build about the commit (`PIPE_BUILD_COMMIT`, `PIPE_BUILD_DIRTY`, `PIPE_BUILD_DATE`): defines
+/// for CBuildInfo alone, so a new commit rebuilds one C file. Values other than plain words are left out.
+let buildInfoDefines: [CSetting] = [
+    ("PIPE_BUILD_COMMIT", "PIPE_BUILD_COMMIT"), ("PIPE_BUILD_DIRTY", "PIPE_BUILD_DIRTY"),
+    ("PIPE_BUILD_DATE", "PIPE_BUILD_DATE"),
+].compactMap { define, variable in
+    guard let value = ProcessInfo.processInfo.environment[variable], !value.isEmpty,
+        value.allSatisfy({ $0.isLetter || $0.isNumber || ":.-+".contains($0) })
+    else { return nil }
+    return .define(define, to: "\"\(value)\"")
+}
 
 let package = Package(
     name: "Pipe",
@@ -34,6 +47,14 @@ let package = Package(
             name: "CBatchedAESCTR",
             cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])],
             linkerSettings: [.linkedLibrary("crypto")]),
+
+        // The version (from VERSION), the commit `make` names, and the C libraries' own versions, for `--version`.
+        // It includes the libraries' headers and links them only to ask their versions.
+        .target(
+            name: "CBuildInfo",
+            cSettings: [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])] + buildInfoDefines,
+            linkerSettings: ["ssh2", "git2", "sqlite3", "curl", "crypto", "archive", "yaml", "microhttpd", "z", "zstd"]
+                .map { .linkedLibrary($0) }),
 
         // Layered modules: Basics → Core → (Spec, Apple, SSH, Git, Store) → Plugins → CLI → pipe.
         .target(name: "PipeBasics", dependencies: ["CCrypto"], swiftSettings: strictSettings),
@@ -93,7 +114,7 @@ let package = Package(
             dependencies: [
                 "PipeCore", "PipeSpec", "PipeApple", "PipeSSH", "PipeGit", "PipeStore", "PipeReport",
                 "XcodebuildTestPlugin", "ChecklistPlugin", "ShellPlugin", "ExternalPlugin", "PipeServer",
-                "PipeChatOps", "PipeForge", "PipeHTTP", "PipeWeb",
+                "PipeChatOps", "PipeForge", "PipeHTTP", "PipeWeb", "CBuildInfo",
             ],
             swiftSettings: strictSettings
         ),
@@ -101,8 +122,12 @@ let package = Package(
         // `make bench`: Pipe's transfer parts as whole processes, timed by bench/run next to OpenSSH; the data generator.
         .executableTarget(
             name: "pipe-bench",
-            dependencies: ["PipeSSH", "PipeCore", "PipeBasics", "PipeForge", "PipeStore", "PipeTestSupport"],
+            dependencies: [
+                "PipeSSH", "PipeCore", "PipeBasics", "PipeForge", "PipeLink", "PipeStore", "PipeTestSupport",
+            ],
             swiftSettings: strictSettings),
+        // `make bench`'s wide-area link on loopback: a relay that delays and paces each direction.
+        .target(name: "PipeLink", swiftSettings: strictSettings),
 
         // The emulated cloud Mac: `xcrun`, `xcodebuild`, `xcresulttool` as one multi-call binary (tests and demo only).
         .target(name: "PipeMacEmulator", dependencies: ["PipeBasics"], swiftSettings: strictSettings),
@@ -118,10 +143,11 @@ let package = Package(
         ),
         .testTarget(name: "PipeBasicsTests", dependencies: ["PipeBasics", "PipeTestSupport"]),
         .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
+        .testTarget(name: "PipeLinkTests", dependencies: ["PipeLink"]),
         .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
-            name: "PipeSSHTests", dependencies: ["PipeSSH", "CBatchedAESCTR", "PipeTestSupport"],
+            name: "PipeSSHTests", dependencies: ["PipeSSH", "CBatchedAESCTR", "PipeLink", "PipeTestSupport"],
             exclude: ["Fixtures"]),
         .testTarget(name: "PipeGitTests", dependencies: ["PipeGit", "PipeTestSupport"]),
         .testTarget(name: "PipeStoreTests", dependencies: ["PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),

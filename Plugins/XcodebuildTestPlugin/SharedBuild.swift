@@ -20,6 +20,10 @@ struct SharedBuild {
     var evidence: [String]
     var seconds: Double
     var derivedDataPath: String
+    /// Where the build put package checkouts, in a build cache.
+    var packagesPath: String? = nil
+    /// Warm or cold, and in which build cache.
+    var use = BuildCacheUse(state: .cold, cache: nil)
     var command: String
     /// The build's log and exit code in the run's artifacts.
     var artifacts: [ArtifactRecord]
@@ -43,7 +47,7 @@ struct SharedBuild {
             "sharedBuildLog": folder + "/" + XcodebuildTestPlugin.ArtifactName.log,
             "sharedBuildCommand": command,
             "derivedDataPath": derivedDataPath,
-        ]
+        ].merging(use.facts) { _, use in use }
     }
 
     /// The `RunSharedWork` key: one build per group of layers, platform and host (a run moved to another host
@@ -105,7 +109,8 @@ extension XcodebuildTestPlugin {
                         + "test-without-building"))
         }
         let command = try makeCommand(
-            context, action: .testWithoutBuilding, derivedDataPath: build.derivedDataPath)
+            context, action: .testWithoutBuilding, derivedDataPath: build.derivedDataPath,
+            clonedSourcePackagesPath: build.packagesPath)
         let remaining = context.layer.timeoutSeconds.map { max(1, $0 - Date().timeIntervalSince(started)) }
         var result = try runTests(command, context: context, timeoutSeconds: remaining)
         result.facts.merge(facts) { own, _ in own }
@@ -144,7 +149,9 @@ extension XcodebuildTestPlugin {
         }
         let folder = buildsFolder.appendingPathComponent(label + suffix, isDirectory: true)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let derivedData = context.remoteRunFolder + "/DerivedData/" + label + suffix
+        let folders = try BuildFolders.prepare(
+            label: label, fresh: context.remoteRunFolder + "/DerivedData/" + label + suffix, context: context)
+        let derivedData = folders.derivedData
         let bundle = try ResultBundlePath(
             remoteRunFolder: context.remoteRunFolder, pipeline: context.pipelineName,
             layer: "build-for-testing-" + layers.joined(separator: "-"), startTime: Date(), runID: context.runID,
@@ -159,7 +166,8 @@ extension XcodebuildTestPlugin {
             destination: .init(simulatorPlatform: simulator.platform, udid: simulator.udid),
             resultBundlePath: bundle.path, testPlan: settings["test-plan"]?.stringValue,
             configuration: settings["configuration"]?.stringValue, buildSettings: Self.buildSettings(of: context.layer),
-            derivedDataPath: derivedData, options: try XcodebuildTestOptions.buildOptions(of: context.layer))
+            derivedDataPath: derivedData, clonedSourcePackagesPath: folders.packages,
+            options: try XcodebuildTestOptions.buildOptions(of: context.layer))
         // Coverage needs instrumented products: one layer of the build asking for it instruments them for all.
         command.enablesCodeCoverage = context.runLayers.contains { layers.contains($0.name) && $0.coverage != nil }
         try XcodebuildInvocation.makeRemoteFolder(bundle.directory, context: context)
@@ -185,11 +193,12 @@ extension XcodebuildTestPlugin {
             invocation.exit == .exited(0) && invocation.facts.banner?.result == .succeeded
         var outcome = LayerOutcome.passed
         var evidence: [String] = []
+        folders.markIfCorrupt(log: logURL, context: context, evidence: &evidence)
         if !succeeded {
             let verdict = XcodebuildOutcomeClassifier.classify(exit: invocation.exit, log: invocation.facts)
             // Exit 0 without a SUCCEEDED banner is already `infrastructure`; nothing else can pass.
             outcome = verdict.outcome == .passed ? .infrastructure : verdict.outcome
-            evidence = verdict.evidence
+            evidence = verdict.evidence + evidence
         }
         context.events.emit(
             .note(
@@ -200,7 +209,8 @@ extension XcodebuildTestPlugin {
         return SharedBuild(
             layers: layers, builtBy: context.layer.name, host: context.hostName, exit: invocation.exit,
             outcome: outcome, evidence: evidence, seconds: seconds, derivedDataPath: derivedData,
-            command: command.shellLine, artifacts: artifacts, folder: context.projectRelativePath(folder), log: logURL,
+            packagesPath: folders.packages, use: folders.use, command: command.shellLine, artifacts: artifacts,
+            folder: context.projectRelativePath(folder), log: logURL,
             processGroup: invocation.processGroup)
     }
 }

@@ -19,6 +19,9 @@ enum SharedBuildPlan {
         var buildSettings: [String: String]
         var testPlan: String?
         var arguments: [String]
+        /// Whether it builds in the run's build cache (`build-cache:`) and wipes it first (`clean:`).
+        var buildCache: Bool
+        var clean: Bool
 
         init?(_ layer: LayerSpec) {
             guard layer.plugin == XcodebuildTestPlugin.kind, layer.settings["share-build"] != .boolean(false),
@@ -36,6 +39,8 @@ enum SharedBuildPlan {
             }
             testPlan = layer.settings["test-plan"]?.stringValue
             arguments = layer.settings[XcodebuildTestOptions.argumentsKey]?.stringsValue ?? []
+            buildCache = layer.buildCache
+            clean = layer.clean
         }
     }
 
@@ -61,6 +66,8 @@ enum SharedBuildPlan {
         }
         if key.buildSettings != otherKey.buildSettings { reasons.append("different build-settings") }
         if key.arguments != otherKey.arguments { reasons.append("different xcodebuild-arguments") }
+        if key.buildCache != otherKey.buildCache { reasons.append("build-cache differs") }
+        if key.clean != otherKey.clean { reasons.append("clean differs") }
         if key.testPlan != otherKey.testPlan {
             reasons.append("test plan \(key.testPlan ?? "(scheme's)") ≠ \(otherKey.testPlan ?? "(scheme's)")")
         }

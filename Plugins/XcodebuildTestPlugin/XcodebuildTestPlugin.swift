@@ -16,6 +16,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
     public static let kind = "xcodebuild-test"
     public static let defaultGate = Gate.merge
     public static let needsSimulator = true
+    public static let buildsInCache = true
     public static let settings: [SettingSchema] =
         [
             SettingSchema("scheme", .string, required: true, "The shared scheme whose tests run."),
@@ -48,10 +49,19 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             return try runWithSharedBuild(context, sharers: sharers, started: started)
         }
         // A derived-data folder of the layer's own: layers of one run may build at the same time on one host, and
-        // two builds in one derived-data folder fail on Xcode's build database lock. The run's workspace path is new
-        // for every run, so Xcode's default folder would never be reused by a later run anyway.
-        let command = try makeCommand(context, derivedDataPath: Self.derivedDataPath(ofLayer: context))
-        return try runTests(command, context: context, timeoutSeconds: context.layer.timeoutSeconds)
+        // two builds in one derived-data folder fail on Xcode's build database lock. In the run's build cache it
+        // stays at one path from run to run (a warm build); without one it is new in the run folder (cold).
+        let folders = try BuildFolders.prepare(
+            label: ResultBundlePath.safeComponent(context.layer.name), fresh: Self.derivedDataPath(ofLayer: context),
+            context: context)
+        let command = try makeCommand(
+            context, derivedDataPath: folders.derivedData, clonedSourcePackagesPath: folders.packages)
+        var result = try runTests(command, context: context, timeoutSeconds: context.layer.timeoutSeconds)
+        folders.markIfCorrupt(
+            log: context.localArtifacts.appendingPathComponent(ArtifactName.log), context: context,
+            evidence: &result.evidence)
+        result.facts.merge(folders.use.facts) { _, use in use }
+        return result
     }
 
     /// `<run folder>/DerivedData/<layer>`: a layer's own build products (a shared build's folder names every layer
@@ -130,7 +140,8 @@ public struct XcodebuildTestPlugin: LayerPlugin {
 
     /// The layer's own test command: `test`, or `test-without-building` on the products in `derivedDataPath`.
     func makeCommand(
-        _ context: LayerContext, action: XcodebuildCommand.Action = .test, derivedDataPath: String? = nil
+        _ context: LayerContext, action: XcodebuildCommand.Action = .test, derivedDataPath: String? = nil,
+        clonedSourcePackagesPath: String? = nil
     ) throws -> Command {
         let settings = context.layer.settings
         guard let simulator = context.simulator else {
@@ -146,7 +157,8 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             resultBundlePath: bundle.path, onlyTesting: settings["only-testing"]?.stringsValue ?? [],
             skipTesting: settings["skip-testing"]?.stringsValue ?? [], testPlan: settings["test-plan"]?.stringValue,
             configuration: settings["configuration"]?.stringValue, buildSettings: Self.buildSettings(of: context.layer),
-            derivedDataPath: derivedDataPath, options: try XcodebuildTestOptions.options(of: context.layer))
+            derivedDataPath: derivedDataPath, clonedSourcePackagesPath: clonedSourcePackagesPath,
+            options: try XcodebuildTestOptions.options(of: context.layer))
         xcodebuild.enablesCodeCoverage = context.layer.coverage != nil
         return Command(xcodebuild: xcodebuild, bundle: bundle)
     }

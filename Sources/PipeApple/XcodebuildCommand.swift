@@ -62,6 +62,8 @@ public struct XcodebuildCommand: Equatable, Sendable {
     /// Where products and the `.xctestrun` go (`build-for-testing`) and are found (`test-without-building`);
     /// `nil` is Xcode's default folder for the container.
     public let derivedDataPath: String?
+    /// Where Swift package checkouts go (`-clonedSourcePackagesDirPath`); `nil` is inside the DerivedData.
+    public let clonedSourcePackagesPath: String?
     /// Options Pipe has keys for (`-parallel-testing-enabled YES`, `-test-iterations 3`, …) and the layer's own
     /// `xcodebuild-arguments`, each word one argument; `XcodebuildOwnedOptions` keeps Pipe's own out of the latter.
     public let options: [String]
@@ -74,7 +76,7 @@ public struct XcodebuildCommand: Equatable, Sendable {
         action: Action = .test, container: Container, scheme: String, destination: Destination,
         resultBundlePath: String, onlyTesting: [String] = [], skipTesting: [String] = [], testPlan: String? = nil,
         configuration: String? = nil, buildSettings: [BuildSetting] = [], derivedDataPath: String? = nil,
-        options: [String] = []
+        clonedSourcePackagesPath: String? = nil, options: [String] = []
     ) throws {
         guard !scheme.isEmpty else { throw XcodebuildCommandError.emptyValue("-scheme") }
         switch container {
@@ -97,6 +99,7 @@ public struct XcodebuildCommand: Equatable, Sendable {
         if testPlan == "" { throw XcodebuildCommandError.emptyValue("-testPlan") }
         if configuration == "" { throw XcodebuildCommandError.emptyValue("-configuration") }
         if derivedDataPath == "" { throw XcodebuildCommandError.emptyValue("-derivedDataPath") }
+        if clonedSourcePackagesPath == "" { throw XcodebuildCommandError.emptyValue("-clonedSourcePackagesDirPath") }
         if let empty = options.firstIndex(where: \.isEmpty) {
             throw XcodebuildCommandError.emptyValue("xcodebuild-arguments (entry \(empty + 1))")
         }
@@ -114,6 +117,7 @@ public struct XcodebuildCommand: Equatable, Sendable {
         self.configuration = configuration
         self.buildSettings = buildSettings
         self.derivedDataPath = derivedDataPath
+        self.clonedSourcePackagesPath = clonedSourcePackagesPath
         self.options = options
     }
 
@@ -127,6 +131,7 @@ public struct XcodebuildCommand: Equatable, Sendable {
         }
         arguments += ["-scheme", scheme, "-destination", destination.specifier]
         if let derivedDataPath { arguments += ["-derivedDataPath", derivedDataPath] }
+        if let clonedSourcePackagesPath { arguments += ["-clonedSourcePackagesDirPath", clonedSourcePackagesPath] }
         arguments += ["-resultBundlePath", resultBundlePath]
         arguments += onlyTesting.map { "-only-testing:\($0)" }
         arguments += skipTesting.map { "-skip-testing:\($0)" }

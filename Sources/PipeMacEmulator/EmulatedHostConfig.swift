@@ -98,6 +98,8 @@ public struct EmulatedHostConfig: Codable, Equatable {
     public var schemesWithoutTestAction: [String]?
     /// Real mode: the test targets a scheme runs (all of the package's test targets when a scheme is not listed).
     public var schemeTestTargets: [String: [String]]?
+    /// The host's DerivedData folder (`~/Library/Developer/Xcode/DerivedData` by default), for builds not given a
+    /// `-derivedDataPath`.
     public var buildCache: String?
     public var faults: Faults?
     /// Whether `simctl … -j` escapes `/` as `\/` (both are seen from real Macs). Default: true.

@@ -5,8 +5,8 @@ import Foundation
 ///
 /// The test binary is run directly rather than through `swift test`, which holds the test process's output
 /// back until it ends; run directly, XCTest flushes every line, so a hung or slow test shows up live as it
-/// would from a Mac. A scratch path per package under the host's build cache (as a Mac keeps DerivedData)
-/// means a second run recompiles only what changed.
+/// would from a Mac. The scratch path lies inside the DerivedData the build is given (`DerivedDataState`), so the
+/// same folder again recompiles only what changed and a fresh one builds everything, as on a Mac.
 final class SwiftTestRunner: TestRunner {
     let workspace: TestWorkspace
     let swift: String

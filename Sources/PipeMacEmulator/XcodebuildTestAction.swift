@@ -92,7 +92,13 @@ struct XcodebuildTestAction {
         if action == .testWithoutBuilding, products.xctestrun(scheme: scheme) == nil {
             throw XcodebuildError.noTestProducts(scheme: scheme, productsFolder: products.productsFolder.path)
         }
-        let runner = try makeRunner(config: config, workspace: workspace, scheme: scheme)
+        // The build goes into the DerivedData it is given, as Xcode's does: a fresh one builds cold, a moved one
+        // from nothing again.
+        if action != .testWithoutBuilding {
+            _ = try DerivedDataState.prepare(derivedData: products.derivedData, source: workspace.root)
+        }
+        let runner = try makeRunner(
+            config: config, workspace: workspace, scheme: scheme, derivedData: products.derivedData)
         return try execute(
             config: config, configURL: configURL, workspace: workspace, scheme: scheme,
             destination: destinationRecord(destination, inventory: inventory), device: destination, runner: runner,
@@ -347,7 +353,9 @@ struct XcodebuildTestAction {
             platform: "iOS Simulator", architecture: inventory.config.hostArchitecture)
     }
 
-    private func makeRunner(config: EmulatedHostConfig, workspace: TestWorkspace, scheme: String) throws -> TestRunner {
+    private func makeRunner(
+        config: EmulatedHostConfig, workspace: TestWorkspace, scheme: String, derivedData: URL
+    ) throws -> TestRunner {
         switch config.mode {
         case .canned:
             let canned = try CannedResults.load(root: workspace.root)
@@ -367,9 +375,9 @@ struct XcodebuildTestAction {
             } catch {
                 throw XcodebuildError.toolchain("\(error)")
             }
-            let cache = context.absolutePath(config.buildCache ?? "~/Library/Developer/Xcode/DerivedData")
             return SwiftTestRunner(
-                workspace: workspace, swift: resolvedSwift, scratchPath: "\(cache)/\(workspace.packageName)",
+                workspace: workspace, swift: resolvedSwift,
+                scratchPath: DerivedDataState.scratch(in: derivedData).path,
                 environment: context.environment, output: stdout, architecture: config.hostArchitecture,
                 interrupts: context.interrupts, schemeTargets: config.schemeTestTargets?[scheme],
                 codeCoverage: arguments.enableCodeCoverage)

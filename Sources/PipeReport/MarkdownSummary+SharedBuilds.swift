@@ -32,4 +32,17 @@ extension MarkdownSummary {
         }
         return text + "\n"
     }
+
+    /// One line saying how each layer that builds built: warm in a build cache, or cold and why. Empty when no
+    /// layer says.
+    static func buildCaches(_ record: RunRecord, redactor: SecretRedactor) -> String {
+        let parts = record.layers.compactMap { layer -> String? in
+            guard let build = layer.build else { return nil }
+            return MarkdownText.code(redactor.redact(layer.name)) + " " + build.state.rawValue
+                + (build.cache.map { " in " + MarkdownText.code(redactor.redact($0)) } ?? "")
+                + (build.reason.map { " (" + MarkdownText.plain(redactor.redact($0)) + ")" } ?? "")
+        }
+        guard !parts.isEmpty else { return "" }
+        return "**Builds:** " + parts.joined(separator: "; ") + ".\n\n"
+    }
 }

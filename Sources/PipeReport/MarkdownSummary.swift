@@ -31,6 +31,7 @@ public enum MarkdownSummary {
         if let problem = record.problem { text += "**Problem:** \(redacted.code(problem))\n\n" }
         if !layers.isEmpty { text += table(layers, redacted) + "\n" }
         text += sharedBuilds(record, redactor: redactor)
+        text += buildCaches(record, redactor: redactor)
         text += failures(layers, redacted)
         text += flaky(layers, redacted)
         text += classification(layers, redacted)

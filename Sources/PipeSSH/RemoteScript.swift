@@ -133,12 +133,20 @@ enum RemoteScript {
     ///    processes besides the archive's (`cat` and `rm` for a patch, `mv` otherwise), where moving the manifest
     ///    aside and back took five.
     ///
+    /// In place (`$2` is `-`: a build cache, whose tree the run uses where it is), nothing is cloned and no run
+    /// folder is made. Before its manifest the host lists what changed in the tree since the last sync's mark
+    /// (`$1/synced`): `pipe-touched <bytes> <bytes>` and two lists of NUL-separated `./path` records, the entries
+    /// whose change time is newer (`find -cnewer`) and the entries of those that are folders
+    /// (`WorkspaceTouchedTree`); a listing that fails or passes 16 MiB counts as no usable copy. The mark is
+    /// written again once the archive is in place, before the manifest's id, with the sync's token as its content:
+    /// writing data always moves a file's times, where truncating an empty file may not.
+    ///
     /// Exit 73: the run folder exists or cannot be made; 74: the cache cannot be changed; 75: the lock stayed taken;
     /// 2: a malformed request or an archive without its manifest; else tar's status. The lock goes on every exit (a
     /// trap), and with a killed holder.
     static let syncWorkspace =
         "c=$1; d=$2; t=$3; n=$4; m=$5; "
-        + "if [ -e \"$d\" ] || [ -L \"$d\" ]; then rmdir \"$d\" 2>/dev/null || { echo \"pipe: $d already exists "
+        + "if [ \"$d\" != - ] && { [ -e \"$d\" ] || [ -L \"$d\" ]; }; then rmdir \"$d\" 2>/dev/null || { echo \"pipe: $d already exists "
         + "on the host; a run folder is always new\" >&2; exit 73; }; fi; "
         + "p=${d%/*}; [ -n \"$p\" ] && [ \"$p\" != \"$d\" ] || p=.; "
         + "mkdir -p \"$p\" \"$c\" 2>/dev/null || { mkdir -p \"$p\" || exit 73; mkdir -p \"$c\" || exit 74; }; i=0; e=0; "
@@ -154,11 +162,19 @@ enum RemoteScript {
         + "trap 'exit 143' TERM; "
         + "y=; if command -v zstd >/dev/null 2>&1; then y=zstd; else for y in /opt/homebrew/bin/zstd "
         + "/usr/local/bin/zstd ''; do [ ! -x \"$y\" ] || break; done; fi; [ -z \"$y\" ] || echo pipe-zstd; "
+        + "r=; if [ \"$d\" = - ]; then : >\"$c/touched\" && : >\"$c/children\" || exit 74; "
+        + "if [ -f \"$c/synced\" ] && [ -d \"$c/tree\" ]; then "
+        + "( cd \"$c/tree\" && find . -cnewer ../synced -print0 >../touched "
+        + "&& find . -cnewer ../synced -type d -exec find {} -mindepth 1 -maxdepth 1 -print0 \\; >../children ) "
+        + "2>/dev/null || r=1; [ -n \"$r\" ] || [ $(( $(wc -c <\"$c/touched\") + $(wc -c <\"$c/children\") )) "
+        + "-le 16777216 ] || r=1; [ -z \"$r\" ] || { : >\"$c/touched\"; : >\"$c/children\"; }; fi; fi; "
         + "i=; [ ! -f \"$c/manifest.id\" ] || IFS= read -r i <\"$c/manifest.id\" || i=; "
-        + "if [ -f \"$c/manifest\" ] && [ -d \"$c/tree\" ] && [ \"$i\" != dirty ]; then "
+        + "if [ -f \"$c/manifest\" ] && [ -d \"$c/tree\" ] && [ \"$i\" != dirty ] && [ -z \"$r\" ]; then "
         + "if [ \"$m\" != - ] && [ -n \"$i\" ] && [ \"$i\" = \"$m\" ]; then echo \"pipe-manifest same\"; "
         + "else echo \"pipe-manifest $(wc -c <\"$c/manifest\")\"; cat \"$c/manifest\" || exit 74; fi; "
         + "else echo \"pipe-manifest none\"; fi; "
+        + "if [ \"$d\" = - ]; then echo \"pipe-touched $(wc -c <\"$c/touched\") $(wc -c <\"$c/children\")\"; "
+        + "cat \"$c/touched\" \"$c/children\" || exit 74; fi; "
         + "IFS= read -r l || exit 0; "
         + "a=; case \"$l\" in \"pipe-sync full \"*) f=1 ;; \"pipe-sync delta \"*) f= ;; \"pipe-sync patch \"*) f= a=1 ;; "
         + "*) echo \"pipe: unexpected sync request\" >&2; exit 2 ;; esac; z=; case \"$l\" in *\" gzip \"*) z=gzip ;; "
@@ -179,7 +195,9 @@ enum RemoteScript {
         + "[ -f \"$c/manifest.incoming.$t\" ] || { echo \"pipe: the archive carried no manifest\" >&2; exit 2; }; "
         + "if [ -n \"$a\" ]; then cat \"$c/manifest.incoming.$t\" >>\"$c/manifest\" "
         + "&& rm -f \"$c/manifest.incoming.$t\" || exit 74; "
-        + "else mv \"$c/manifest.incoming.$t\" \"$c/manifest\" || exit 74; fi; echo \"$t\" >\"$c/manifest.id\" || exit 74; "
+        + "else mv \"$c/manifest.incoming.$t\" \"$c/manifest\" || exit 74; fi; "
+        + "if [ \"$d\" = - ]; then echo \"$t\" >\"$c/synced\" || exit 74; fi; echo \"$t\" >\"$c/manifest.id\" || exit 74; "
         + "echo pipe-applied; "
+        + "if [ \"$d\" = - ]; then rm -f \"$c/touched\" \"$c/children\"; echo pipe-cloned; exit 0; fi; "
         + "cp -c -R -p \"$c/tree\" \"$d\" || exit 74; echo pipe-cloned"
 }

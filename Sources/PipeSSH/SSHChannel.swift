@@ -27,12 +27,13 @@ final class SSHChannel {
     init(session: SSHSession, deadline: Deadline) throws {
         try session.ensureUsable()
         self.session = session
+        let started = MonotonicClock.seconds()
         while true {
             if let opened = libssh2_channel_open_ex(
                 session.raw, "session", 7, Self.windowSize, Self.packetSize, nil, 0)
             {
                 handle = opened
-                session.channelDidOpen()
+                session.channelDidOpen(afterSeconds: MonotonicClock.seconds() - started)
                 return
             }
             let status = libssh2_session_last_errno(session.raw)

@@ -22,6 +22,10 @@ extension SSHRemoteHost {
     /// and never followed; executable bits and empty folders are kept. Syncs of one cache on one host take turns
     /// (a lock folder); all of it happens over one channel, in one round trip.
     ///
+    /// An empty `remoteDirectory` syncs in place: the cache's tree itself is made to match the local folder exactly
+    /// (what the run changed, added or removed there since the last sync is undone; `WorkspaceTouchedTree`) and
+    /// nothing is cloned: a build cache, whose tree a run uses where it is, under a lease only that run holds.
+    ///
     /// The archive's arrival is vouched for by SSH's MAC and by its last member, the manifest (see
     /// `RemoteScript.syncWorkspace`); the host does not digest it again.
     ///
@@ -89,7 +93,10 @@ extension SSHRemoteHost {
     /// the host takes its lock and reads its manifest.
     func startSync(directory: URL, cacheKey: String, to remoteDirectory: String) throws -> StartedSync {
         let started = MonotonicClock.seconds()
-        let what = "the workspace sync of \(directory.path) to \(remoteDirectory)"
+        let inPlace = remoteDirectory.isEmpty
+        let what =
+            "the workspace sync of \(directory.path) to "
+            + (inPlace ? "the build cache \(cacheKey)" : remoteDirectory)
         guard Self.isValidCacheKey(cacheKey) else {
             throw RemoteError(
                 .commandFailed, host: name,
@@ -118,14 +125,7 @@ extension SSHRemoteHost {
         }
         let token = UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
         let sync = WorkspaceSync(root: root, token: token, digestCache: memory.digests)
-        let (setting, roundTrip, observed) = (
-            session.host.uploadCompression, session.socket.smoothedRoundTripSeconds, memory.linkRate(for: session.host)
-        )
-        sync.compression = { bytes, hostHasZstd in
-            WorkspaceCompressionChoice.choose(
-                setting, bytes: bytes, hostHasZstd: hostHasZstd, roundTripSeconds: roundTrip,
-                observedBytesPerSecond: observed)
-        }
+        sync.inPlace = inPlace
         // Once the host holds the new manifest under this token, what was sent is written down on another thread
         // while the host clones the run folder (≈ 45 ms for 10,000 files, which no longer add to the sync).
         let remembering = DispatchGroup()
@@ -145,7 +145,8 @@ extension SSHRemoteHost {
         let line = RemoteScript.commandLine(
             script: RemoteScript.syncWorkspace, name: "pipe-sync",
             arguments: [
-                cacheFolder, remoteDirectory, token, String(Self.cacheLockTurns), recalled?.token ?? "-",
+                cacheFolder, inPlace ? "-" : remoteDirectory, token, String(Self.cacheLockTurns),
+                recalled?.token ?? "-",
             ])
         // The local folder is listed on another thread while the command starts (a channel open and an exec: two
         // round trips) and while the host takes the lock and reads its manifest.
@@ -166,6 +167,15 @@ extension SSHRemoteHost {
             loading.wait()
             throw error
         }
+        // Chosen once the command's channel has opened, which measured a round trip to the host.
+        let (setting, roundTrip, observed) = (
+            session.host.uploadCompression, session.roundTripSeconds, memory.linkRate(for: session.host)
+        )
+        sync.compression = { bytes, hostHasZstd in
+            WorkspaceCompressionChoice.choose(
+                setting, bytes: bytes, hostHasZstd: hostHasZstd, roundTripSeconds: roundTrip,
+                observedBytesPerSecond: observed)
+        }
         listing.wait()
         do {
             let entries = try listed.entries.get()
@@ -185,7 +195,8 @@ extension SSHRemoteHost {
 
     /// Checks how the host's side of a sync ended and what it applied, and remembers what was sent.
     func finishSync(_ started: StartedSync, ending: RemoteCommand.Ending) throws -> WorkspaceSyncReport {
-        let (sync, what, remoteDirectory) = (started.sync, started.what, started.remoteDirectory)
+        let (sync, what) = (started.sync, started.what)
+        let remoteDirectory = started.remoteDirectory.isEmpty ? "the build cache's tree" : started.remoteDirectory
         // A sync that failed after the host applied the archive (the clone) still leaves a cache worth remembering.
         started.remembering.wait()
         guard case .exited(let exit) = ending else {

@@ -44,6 +44,7 @@ public final class SSHSession {
     private(set) var isDisconnected = false
     /// Channels opened and not yet freed: a command whose channel the host never closed keeps one open.
     private(set) var openChannels = 0
+    private var quickestChannelOpenSeconds: Double?
     /// Channels ever opened on this session: none since a point in time means no command reached the host since.
     public private(set) var channelsOpened = 0
 
@@ -249,9 +250,22 @@ public final class SSHSession {
 
     // MARK: - Channels, waiting and errors (used by channels)
 
-    func channelDidOpen() {
+    /// A channel opened in `seconds`: one round trip to sshd and back, the quickest of which bounds the link's.
+    func channelDidOpen(afterSeconds seconds: Double) {
         openChannels += 1
         channelsOpened += 1
+        quickestChannelOpenSeconds = min(quickestChannelOpenSeconds ?? seconds, seconds)
+    }
+
+    /// The connection's round trip: the kernel's TCP estimate, or the quickest channel open when that is longer.
+    /// Behind a TCP proxy or jump host the kernel only sees the first hop, so its estimate alone can be ≈ 0 for a
+    /// host far away.
+    var roundTripSeconds: Double? {
+        switch (socket.smoothedRoundTripSeconds, quickestChannelOpenSeconds) {
+        case (let kernel?, let channel?): max(kernel, channel)
+        case (let kernel?, nil): kernel
+        case (nil, let channel): channel
+        }
     }
 
     func channelWasFreed() {

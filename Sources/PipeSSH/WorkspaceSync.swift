@@ -35,6 +35,9 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     /// When the host's lines arrived (monotonic seconds).
     private(set) var appliedAt: Double?
     private(set) var clonedAt: Double?
+    /// The sync makes the cache's own tree match (a build cache used in place): the host sends what changed in the
+    /// tree after its manifest (`pipe-touched`, `WorkspaceTouchedTree`).
+    var inPlace = false
     /// Called on the channel's thread when the host says it applied the archive (`pipe-applied`).
     var whenApplied: ((WorkspaceSync) -> Void)?
     /// How an archive of so many bytes (before compression) goes, to a host that has `zstd` or not
@@ -52,8 +55,13 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     private enum Phase {
         case awaitingManifest
         case readingManifest(Int)
+        /// In place: the host's entries (`nil`: no usable copy) wait for its list of what changed in the tree.
+        case awaitingTouched([WorkspaceManifest.Entry]?)
+        case readingTouched([WorkspaceManifest.Entry]?, touched: Int, children: Int)
         case reporting
     }
+    /// The most the host's list of changed entries may hold; a tree changed more than that is sent again whole.
+    static let maximumTouchedBytes = 16 << 20
     private var phase = Phase.awaitingManifest
     private var received = [UInt8]()
 
@@ -116,8 +124,12 @@ final class WorkspaceSync: CommandInput, CommandOutput {
     }
 
     /// The plan against `hostEntries`; `nil` means the host has no usable copy: everything goes.
-    private func delta(against hostEntries: [WorkspaceManifest.Entry]?) throws -> Plan {
-        guard let hostEntries else { return Plan(isFull: true, deletions: [], sends: local) }
+    private func delta(
+        against hostManifest: [WorkspaceManifest.Entry]?, touched: WorkspaceTouchedTree? = nil
+    ) throws -> Plan {
+        guard var hostEntries = hostManifest else { return Plan(isFull: true, deletions: [], sends: local) }
+        var changedOnHost: [String] = []
+        if let touched { (hostEntries, changedOnHost) = touched.apply(toHost: hostEntries, local: local) }
         if !digested {
             let started = MonotonicClock.seconds()
             computedDigests += try WorkspaceScanner.digestFiles(&local, under: root, cache: digestCache)
@@ -125,11 +137,12 @@ final class WorkspaceSync: CommandInput, CommandOutput {
             digested = true
         }
         let delta = WorkspaceDelta(from: hostEntries, to: local)
-        let listable = delta.deletions.allSatisfy { !$0.contains("\n") && !$0.contains("\r") }
-        guard listable && delta.deletions.count <= Self.maximumDeletions else {
+        let deletions = changedOnHost + delta.deletions
+        let listable = deletions.allSatisfy { !$0.contains("\n") && !$0.contains("\r") }
+        guard listable && deletions.count <= Self.maximumDeletions else {
             return Plan(isFull: true, deletions: [], sends: local)
         }
-        return Plan(isFull: false, deletions: delta.deletions, sends: delta.sends)
+        return Plan(isFull: false, deletions: deletions, sends: delta.sends)
     }
 
     private func adopt(_ plan: Plan) throws {
@@ -240,14 +253,12 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                     throw WorkspaceScanner.Failure(message: "the host answered the sync with '\(line)'")
                 }
                 if fields[1] == "none" {
-                    try adopt(try delta(against: nil))
-                    phase = .reporting
+                    try hostCopyKnown(nil)
                 } else if fields[1] == "same" {
                     // Without the remembered manifest (found damaged here) the copy is rebuilt.
                     hostHadRememberedManifest = remembered != nil
                     hostPatchLines = remembered?.patchLines ?? 0
-                    try adopt(try delta(against: remembered?.entries))
-                    phase = .reporting
+                    try hostCopyKnown(remembered?.entries)
                 } else if let size = Int(fields[1]) {
                     phase = .readingManifest(size)
                 } else {
@@ -259,7 +270,27 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                 offset += size
                 hostPatchLines = manifest?.patchLines ?? 0
                 // A manifest Pipe cannot read (another version, damage) means rebuilding the copy, not failing.
-                try adopt(try delta(against: manifest?.entries))
+                try hostCopyKnown(manifest?.entries)
+            case .awaitingTouched(let hostEntries):
+                guard let newline = received[offset...].firstIndex(of: 0x0a) else { return }
+                let line = String(decoding: received[offset..<newline], as: UTF8.self)
+                offset = newline + 1
+                let fields = line.split(separator: " ")
+                guard fields.count == 3, fields[0] == "pipe-touched", let touched = Int(fields[1]),
+                    let children = Int(fields[2]), touched >= 0, children >= 0,
+                    touched + children <= Self.maximumTouchedBytes
+                else {
+                    throw WorkspaceScanner.Failure(message: "the host answered the sync with '\(line)'")
+                }
+                phase = .readingTouched(hostEntries, touched: touched, children: children)
+            case .readingTouched(let hostEntries, let touchedSize, let childrenSize):
+                guard received.count - offset >= touchedSize + childrenSize else { return }
+                let touched = WorkspaceTouchedTree(
+                    touched: received[offset..<(offset + touchedSize)],
+                    children: received[(offset + touchedSize)..<(offset + touchedSize + childrenSize)])
+                offset += touchedSize + childrenSize
+                // A list Pipe cannot read leaves nothing known about the tree: it is sent again whole.
+                try adopt(try delta(against: touched == nil ? nil : hostEntries, touched: touched))
                 phase = .reporting
             case .reporting:
                 guard let newline = received[offset...].firstIndex(of: 0x0a) else { return }
@@ -272,6 +303,16 @@ final class WorkspaceSync: CommandInput, CommandOutput {
                     clonedAt = MonotonicClock.seconds()
                 }
             }
+        }
+    }
+
+    /// The host's copy is known (`nil`: none usable); in place, its list of changes comes next.
+    private func hostCopyKnown(_ hostEntries: [WorkspaceManifest.Entry]?) throws {
+        if inPlace {
+            phase = .awaitingTouched(hostEntries)
+        } else {
+            try adopt(try delta(against: hostEntries))
+            phase = .reporting
         }
     }
 

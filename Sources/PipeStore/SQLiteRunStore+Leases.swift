@@ -1,11 +1,11 @@
 import Foundation
 import PipeCore
 
-/// Host slots and simulators leased by runs, in the `host_leases` table (schema version 3).
+/// Host slots, simulators and build caches leased by runs, in the `host_leases` table (schema versions 3 and 9).
 ///
 /// Each request is one `BEGIN IMMEDIATE` transaction, so requests from any number of processes are taken one at a
 /// time: counting the slots in use and taking one cannot be split by another process. Unique indexes back the two
-/// rules up (one lease per simulator of a host, one slot lease per run and host), so even a bug in this file could
+/// rules up (one lease per simulator of a host, one per build cache of a host, one slot lease per run and host), so even a bug in this file could
 /// not put two runs on one simulator. Released leases are deleted: the run's events tell its history.
 extension SQLiteRunStore: HostLeaseStore {
     public func leaseHostSlot(
@@ -63,6 +63,36 @@ extension SQLiteRunStore: HostLeaseStore {
         }
     }
 
+    public func leaseBuildCache(
+        host: String, caches: [String], runID: String, owner: RunOwner, at date: Date,
+        isOwnerAlive: (RunOwner) -> RunOwner.Liveness
+    ) throws -> HostLeaseOutcome {
+        try requireName(host, "host name")
+        try requireName(runID, "run id")
+        guard !caches.isEmpty else {
+            throw StoreError.invalidInput("no build cache to lease on host \(host); `build-caches` is at least 1 here")
+        }
+        for cache in caches { try requireName(cache, "build cache name") }
+        let dead = try deadLeaseIDs(host: host, isOwnerAlive: isOwnerAlive)
+        return try write { db in
+            let recovered = try removeStaleLeases(db, host: host, deadIDs: dead)
+            let held = try leases(
+                db, where: "kind = ? AND host = ?", [HostLease.Kind.buildCache.rawValue, host]
+            ).filter { lease in lease.buildCache.map(caches.contains) ?? false }
+            if let own = held.first(where: { $0.runID == runID }) {
+                return HostLeaseOutcome(lease: own, recovered: recovered)
+            }
+            let taken = Set(held.compactMap(\.buildCache))
+            guard let free = caches.first(where: { !taken.contains($0) }) else {
+                return HostLeaseOutcome(lease: nil, holders: held, recovered: recovered)
+            }
+            let lease = try insertLease(
+                db, kind: .buildCache, host: host, udid: nil, buildCache: free, runID: runID, layer: nil, owner: owner,
+                at: date)
+            return HostLeaseOutcome(lease: lease, recovered: recovered)
+        }
+    }
+
     @discardableResult
     public func releaseLease(id: Int64) throws -> Bool {
         try write { db in try db.execute("DELETE FROM host_leases WHERE id = ?", [id]) > 0 }
@@ -92,7 +122,7 @@ extension SQLiteRunStore: HostLeaseStore {
     // MARK: - Steps
 
     private static let leaseColumns =
-        "id, kind, host, simulator_udid, run_id, layer, owner_host, owner_pid, owner_start, acquired_at"
+        "id, kind, host, simulator_udid, run_id, layer, owner_host, owner_pid, owner_start, acquired_at, build_cache"
 
     /// The ids of leases (of `host`, or of every host) whose owner is dead. Owners are judged outside any
     /// transaction (`liveness()` reads /proc), each once.
@@ -132,20 +162,23 @@ extension SQLiteRunStore: HostLeaseStore {
     }
 
     private func insertLease(
-        _ db: SQLiteDatabase, kind: HostLease.Kind, host: String, udid: String?, runID: String, layer: String?,
-        owner: RunOwner, at date: Date
+        _ db: SQLiteDatabase, kind: HostLease.Kind, host: String, udid: String?, buildCache: String? = nil,
+        runID: String, layer: String?, owner: RunOwner, at date: Date
     ) throws -> HostLease {
         let acquired = StoreTimestamp.format(date)
         try db.execute(
             """
-            INSERT INTO host_leases (kind, host, simulator_udid, run_id, layer, owner_host, owner_pid, owner_start,
-                acquired_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO host_leases (kind, host, simulator_udid, build_cache, run_id, layer, owner_host, owner_pid,
+                owner_start, acquired_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [kind.rawValue, host, udid, runID, layer, owner.hostname, owner.pid, owner.processStart, acquired])
+            [
+                kind.rawValue, host, udid, buildCache, runID, layer, owner.hostname, owner.pid, owner.processStart,
+                acquired,
+            ])
         return HostLease(
-            id: db.lastInsertRowID, kind: kind, host: host, simulatorUDID: udid, runID: runID, layer: layer,
-            owner: owner, acquiredAt: try self.date(acquired, "a lease's time"))
+            id: db.lastInsertRowID, kind: kind, host: host, simulatorUDID: udid, buildCache: buildCache, runID: runID,
+            layer: layer, owner: owner, acquiredAt: try self.date(acquired, "a lease's time"))
     }
 
     /// Leases matching `condition` (SQL over the table's columns), oldest first.
@@ -158,7 +191,8 @@ extension SQLiteRunStore: HostLeaseStore {
             let id = row.int64(0) ?? 0
             return HostLease(
                 id: id, kind: try decode(HostLease.Kind.self, row.text(1), "the kind of lease \(id)"),
-                host: row.text(2) ?? "", simulatorUDID: row.text(3), runID: row.text(4) ?? "", layer: row.text(5),
+                host: row.text(2) ?? "", simulatorUDID: row.text(3), buildCache: row.text(10), runID: row.text(4) ?? "",
+                layer: row.text(5),
                 owner: RunOwner(
                     hostname: row.text(6) ?? "", pid: Int32(truncatingIfNeeded: row.int64(7) ?? 0),
                     processStart: row.text(8)),

@@ -134,6 +134,8 @@ extension SQLiteRunStore {
             let attempts = try self.attempts(db, layerID: id, what: "layer \(layer.name) of run \(runID)")
             layer.attempts = attempts.map(\.record)
             if let last = attempts.last { layer.tests = try tests(db, attemptID: last.id) }
+            // Kept with the attempt's facts: the last attempt that built says how the layer built.
+            layer.build = attempts.reversed().lazy.compactMap { BuildCacheUse(facts: $0.record.facts) }.first
             run.record.layers.append(layer)
             run.layerTimes[layer.name] = times
         }

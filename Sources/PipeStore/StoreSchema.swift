@@ -15,8 +15,9 @@ enum StoreSchema {
         var sql: String
     }
 
-    /// The schema version this Pipe writes and understands up to.
-    static var currentVersion: Int { migrations.count }
+    /// The schema version this Pipe writes and understands up to: the last migration's (numbers are handed out to
+    /// branches in advance, so one may be missing while its branch has not landed).
+    static var currentVersion: Int { migrations.last?.version ?? 0 }
 
     static let migrations: [Migration] = [
         Migration(
@@ -344,6 +345,38 @@ enum StoreSchema {
                 """),
         Migration(
             version: 9,
+            summary: "build-cache leases: one run at a time builds in a host's build cache (HostLease.Kind.buildCache)",
+            sql: """
+                CREATE TABLE host_leases_new (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    kind TEXT NOT NULL CHECK (kind IN ('host-slot', 'simulator', 'build-cache')),
+                    host TEXT NOT NULL,
+                    simulator_udid TEXT,
+                    build_cache TEXT,
+                    run_id TEXT NOT NULL,
+                    layer TEXT,
+                    owner_host TEXT NOT NULL,
+                    owner_pid INTEGER NOT NULL,
+                    owner_start TEXT,
+                    acquired_at TEXT NOT NULL,
+                    CHECK ((kind = 'simulator') = (simulator_udid IS NOT NULL)),
+                    CHECK ((kind = 'build-cache') = (build_cache IS NOT NULL))
+                ) STRICT;
+                INSERT INTO host_leases_new (id, kind, host, simulator_udid, run_id, layer, owner_host, owner_pid,
+                    owner_start, acquired_at)
+                SELECT id, kind, host, simulator_udid, run_id, layer, owner_host, owner_pid, owner_start, acquired_at
+                FROM host_leases;
+                DROP TABLE host_leases;
+                ALTER TABLE host_leases_new RENAME TO host_leases;
+                CREATE UNIQUE INDEX host_leases_one_run_per_simulator ON host_leases (host, simulator_udid)
+                WHERE kind = 'simulator';
+                CREATE UNIQUE INDEX host_leases_one_slot_per_run ON host_leases (host, run_id) WHERE kind = 'host-slot';
+                CREATE UNIQUE INDEX host_leases_one_run_per_build_cache ON host_leases (host, build_cache)
+                WHERE kind = 'build-cache';
+                CREATE INDEX host_leases_by_run ON host_leases (run_id);
+                """),
+        Migration(
+            version: 10,
             summary: "what an attachment artifact holds and whose test it is (ArtifactRecord.attachment)",
             sql: """
                 ALTER TABLE artifacts ADD COLUMN attachment TEXT CHECK (attachment IS NULL OR json_valid(attachment));

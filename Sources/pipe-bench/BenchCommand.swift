@@ -17,6 +17,8 @@ import PipeSSH
 ///     pipe-bench overlap  HOST… --dir D --key K --to R [--runs N]
 ///     pipe-bench on-host  HOST… [--runs N] -- COMMAND   (`{n}` in COMMAND becomes the round number)
 ///     pipe-bench tcp [--megabytes N]                 loopback TCP throughput, the physical ceiling
+///     pipe-bench relay --to PORT --rtt-ms MS --mbit MBIT [--listen PORT]   a wide-area link on loopback
+///     pipe-bench link-check --rtt-ms MS --mbit MBIT [--megabytes N]     that link's achieved round trip and rate
 ///     pipe-bench forge-intake --queued N [--pushes P]   a push delivery's cost with N forge runs in the queue
 ///
 /// HOST… is `--port P --user U --identity F --known-hosts K [--work-dir W]` (127.0.0.1).
@@ -74,6 +76,10 @@ enum BenchCommand {
                 try overlap(options)
             case "on-host":
                 try onHost(options)
+            case "relay":
+                try LinkCommands.relay(options)
+            case "link-check":
+                try LinkCommands.check(options)
             case "forge-intake":
                 try ForgeIntakeBench.measure(
                     queued: Int(try options.value("queued")) ?? 0,

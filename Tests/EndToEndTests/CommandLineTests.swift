@@ -30,6 +30,27 @@ final class CommandLineTests: XCTestCase {
         XCTAssertTrue(try pipe(["--version"]).stdout.hasPrefix("pipe "))
     }
 
+    /// The version comes from the VERSION file, and the libraries are the ones the binary runs with.
+    func testVersionNamesTheVersionFileTheCommitAndTheCLibraries() throws {
+        let version = try String(contentsOf: RepositoryPaths.root.appendingPathComponent("VERSION"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = try pipe(["--version"])
+        XCTAssertEqual(text.exitCode, 0, text.combined)
+        XCTAssertTrue(text.stdout.hasPrefix("pipe \(version) ("), text.stdout)
+        for library in ["libssh2", "libgit2", "sqlite", "libcurl", "openssl", "libarchive", "libyaml", "zstd"] {
+            XCTAssertTrue(text.stdout.contains("\n  \(library) "), "\(library) missing from:\n\(text.stdout)")
+        }
+        let json = try pipe(["--version", "--json"])
+        XCTAssertEqual(json.exitCode, 0, json.combined)
+        let object = try XCTUnwrap(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], json.stdout)
+        XCTAssertEqual(object["version"] as? String, version)
+        XCTAssertTrue(object.keys.contains("commit"), "an unknown commit is null, not left out: \(json.stdout)")
+        let libraries = try XCTUnwrap(object["libraries"] as? [[String: String]], json.stdout)
+        let ssh = try XCTUnwrap(libraries.first { $0["name"] == "libssh2" }?["version"])
+        XCTAssertNotNil(ssh.range(of: #"^\d+\.\d+"#, options: .regularExpression), ssh)
+    }
+
     func testUnknownOptionSuggestsTheNearestAndExitsTwo() throws {
         let result = try pipe(["run", "app-intents", "--reff", "main"])
         XCTAssertEqual(result.exitCode, 2)

@@ -170,7 +170,8 @@ final class GateEndToEndTests: GateTestCase {
         XCTAssertEqual(run.exitCode, 0, run.combined)
         let checklist = try jsonObject(try lastRunFolder(project).appendingPathComponent("shortcuts/checklist.json"))
         XCTAssertTrue(
-            (checklist["installed"] as? String)?.hasSuffix("/workspace/build/Reader.app") == true, "\(checklist)")
+            (checklist["installed"] as? String)?.hasSuffix("/tree/build/Reader.app") == true,
+            "the run's workspace is its build cache's tree: \(checklist)")
         let launched = try XCTUnwrap(checklist["launched"] as? [String: Any])
         XCTAssertEqual(launched["bundleID"] as? String, "com.example.reader")
         XCTAssertNotNil(Int(launched["processID"] as? String ?? ""), "simctl launch's pid is recorded: \(launched)")

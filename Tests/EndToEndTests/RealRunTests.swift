@@ -3,7 +3,7 @@ import PipeTestSupport
 import XCTest
 
 /// `pipe run` end to end with the emulated host in real mode: the example's tests really compile and run on the
-/// host (`swift build` + the XCTest binary), with one build cache per package as a Mac keeps DerivedData.
+/// host (`swift build` + the XCTest binary), into the DerivedData of the run's build cache, as on a Mac.
 final class RealRunTests: EmulatedHostTestCase {
     override class var hostMode: String { "real" }
 
@@ -19,6 +19,21 @@ final class RealRunTests: EmulatedHostTestCase {
             XCTAssertEqual(layerRecord["outcome"] as? String, "passed", "\(layerRecord)")
             XCTAssertFalse((layerRecord["tests"] as? [Any] ?? []).isEmpty, "tests recorded for \(name)")
         }
+        XCTAssertTrue(try sharedBuildLog(of: project).contains("SwiftCompile"), "the first build compiles")
+
+        // The same commit again: the host's build cache holds the products at the same paths, nothing compiles.
+        let again = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(again.exitCode, 0, again.combined)
+        let warm = try XCTUnwrap(layer("logic", in: try project.lastRecord())?["build"] as? [String: String])
+        XCTAssertEqual(warm["state"], "warm", "\(warm)")
+        XCTAssertFalse(try sharedBuildLog(of: project).contains("SwiftCompile"), "a warm build compiles nothing")
+    }
+
+    /// The log of the newest run's build-for-testing, which logic and intent share.
+    private func sharedBuildLog(of project: PipeProject) throws -> String {
+        let folder = try XCTUnwrap(project.runFolders().last)
+        return try String(
+            contentsOf: folder.appendingPathComponent("build-for-testing/logic+intent/xcodebuild.log"), encoding: .utf8)
     }
 
     func testFailingTestInABrokenCopyExitsOneAndStillBringsBackBundleAndExitCode() throws {

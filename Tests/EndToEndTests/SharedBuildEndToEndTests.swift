@@ -72,7 +72,11 @@ final class SharedBuildEndToEndTests: EmulatedHostTestCase {
             "artifacts/\(runFolder.lastPathComponent)/build-for-testing/logic+intent/"
                 + "xcodebuild.log")
         XCTAssertTrue(intent["command"]?.hasPrefix("xcodebuild test-without-building") == true)
-        XCTAssertTrue(intent["derivedDataPath"]?.hasSuffix("/DerivedData/logic+intent") == true)
+        // In the run's build cache, at a path that stays from run to run.
+        let derivedData = intent["derivedDataPath"] ?? ""
+        XCTAssertTrue(
+            derivedData.contains("/cache/trusted-") && derivedData.contains("/builds/logic+intent-"), derivedData)
+        XCTAssertTrue(derivedData.hasSuffix("/DerivedData"), derivedData)
         // The store holds the same facts.
         let shown = try project.pipe(["runs", "show", "last", "--json"])
         let stored = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(shown.stdout.utf8)) as? [String: Any])
@@ -121,7 +125,7 @@ final class SharedBuildEndToEndTests: EmulatedHostTestCase {
         // Its own derived-data folder: layers running at once must not build in one folder.
         let command = try XCTUnwrap(logicFacts["command"])
         XCTAssertTrue(command.contains("-derivedDataPath "), command)
-        XCTAssertTrue(command.contains("/DerivedData/logic"), command)
+        XCTAssertTrue(command.contains("/builds/logic-"), command)
     }
 
     func testARetryAfterALostConnectionDuringTheBuildBuildsAgain() throws {

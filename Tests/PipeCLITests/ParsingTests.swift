@@ -148,6 +148,10 @@ final class ParsingTests: XCTestCase {
     func testVersion() {
         XCTAssertEqual(SampleCommands.tool.parse(["--version"]), .version("pipe 0.1.0 (test)"))
         XCTAssertEqual(SampleCommands.tool.parse(["-v", "--version"]), .version("pipe 0.1.0 (test)"))
+        XCTAssertEqual(SampleCommands.tool.parse(["--version", "--json"]), .version("pipe 0.1.0 (test)"))
+        let withJSON = CommandLineTool(root: SampleCommands.root, version: "pipe 0.1.0", versionJSON: #"{"v":1}"#)
+        XCTAssertEqual(withJSON.parse(["--version", "--json"]), .version(#"{"v":1}"#))
+        XCTAssertEqual(withJSON.parse(["--version"]), .version("pipe 0.1.0"))
     }
 
     func testAccessorsReadWhatTheCommandDeclares() throws {

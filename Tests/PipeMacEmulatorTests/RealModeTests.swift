@@ -57,8 +57,16 @@ final class RealModeTests: XCTestCase {
         XCTAssertTrue(second.stdout.contains("Test Suite 'Selected tests' started at "))
         XCTAssertFalse(second.stdout.contains("testDoublesThreeWrongly"))
         XCTAssertLessThan(secondSeconds, firstSeconds)
+        // Without -derivedDataPath the build goes to the container's own folder under the host's DerivedData.
+        let derivedData = host.folder.appendingPathComponent("DerivedData")
+        let folders = try FileManager.default.contentsOfDirectory(atPath: derivedData.path)
+        XCTAssertEqual(folders.count, 1, "\(folders)")
+        XCTAssertTrue(folders.first?.hasPrefix("tiny-package-") == true, "\(folders)")
         XCTAssertTrue(
-            FileManager.default.fileExists(atPath: host.folder.appendingPathComponent("DerivedData/Tiny/debug").path))
+            FileManager.default.fileExists(
+                atPath: derivedData.appendingPathComponent(
+                    "\(folders.first ?? "")/Build/Intermediates.noindex/SwiftPM/debug"
+                ).path))
 
         // 3. A crashing test: Xcode's restart line, the rest relaunched, the crash listed as a failure.
         try """

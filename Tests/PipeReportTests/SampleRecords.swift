@@ -39,7 +39,7 @@ enum SampleRecords {
                     sha256: String(repeating: "ab", count: 32)),
                 screenshot,
             ])
-        let layer = RunRecord.LayerRecord(
+        var layer = RunRecord.LayerRecord(
             name: "logic", plugin: "xcodebuild-test", gate: .merge, needs: ["build"], outcome: .testsFailed,
             evidence: ["exit 65"], attempts: [attempt],
             tests: [
@@ -47,6 +47,7 @@ enum SampleRecords {
                     identifier: "ReadingIDTests/testEmpty()", status: .failed, durationSeconds: 0.46,
                     failureMessage: "XCTAssertEqual failed", failureLocation: "ReadingIDTests.swift:42")
             ])
+        layer.build = BuildCacheUse(state: .cold, cache: "release-0123456789abcdef-1", reason: "clean: true")
         return RunRecord(
             runID: "20261129-140312-7f3a", pipeline: "app-intents", pipelineFile: "pipelines/app-intents.yml",
             status: .finished, request: request, commit: String(repeating: "3f98907c", count: 5),

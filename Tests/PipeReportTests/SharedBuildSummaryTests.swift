@@ -28,4 +28,22 @@ final class SharedBuildSummaryTests: XCTestCase {
     func testNoLineWithoutASharedBuild() {
         XCTAssertFalse(MarkdownSummary.render(SampleRecords.everyField()).contains("Built once"))
     }
+
+    func testHowEachLayerBuiltIsOneLine() {
+        var record = SampleRecords.everyField()
+        var warm = record.layers[0]
+        warm.name = "intent"
+        warm.build = BuildCacheUse(state: .warm, cache: "release-0123456789abcdef-2")
+        var unbuilt = record.layers[0]
+        unbuilt.name = "shortcuts"
+        unbuilt.build = nil
+        record.layers += [warm, unbuilt]
+        let text = MarkdownSummary.render(record)
+        XCTAssertTrue(
+            text.contains(
+                "**Builds:** `logic` cold in `release-0123456789abcdef-1` (clean: true); `intent` warm in "
+                    + "`release-0123456789abcdef-2`.\n"), text)
+        record.layers = [unbuilt]
+        XCTAssertFalse(MarkdownSummary.render(record).contains("**Builds:**"), "no line when no layer built")
+    }
 }

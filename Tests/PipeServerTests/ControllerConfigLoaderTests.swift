@@ -65,7 +65,7 @@ final class ControllerConfigLoaderTests: XCTestCase {
     }
 
     func testABadSessionIdleIsNamedWithItsPosition() {
-        for text in ["soon", "-5", "1d"] {
+        for text in ["soon", "-5", "1w"] {
             XCTAssertThrowsError(try loader.load(yaml: "grace-period: 1m\nsession-idle: \(text)\n", file: "c.yml")) {
                 error in
                 XCTAssertEqual(
@@ -111,7 +111,7 @@ final class ControllerConfigLoaderTests: XCTestCase {
                     "controller.yml:10:11: error: schedules.hourly.cron: a cron expression has five fields (minute hour day-of-month month day-of-week, e.g. '0 2 * * *'), found 4",
                     "controller.yml:11:16: error: schedules.hourly.time-zone: 'Europe/Pari' is not a time zone name; did you mean 'Europe/Paris'?",
                     "controller.yml:15:15: error: watches.main.branches: no branches; name at least one",
-                    "controller.yml:16:15: error: watches.main.interval: expected a duration such as 90s, 10m, 1h30m, or a number of seconds, found 'soon'",
+                    "controller.yml:16:15: error: watches.main.interval: expected a duration such as 90s, 10m, 1h30m, 14d, or a number of seconds, found 'soon'",
                 ])
         }
     }

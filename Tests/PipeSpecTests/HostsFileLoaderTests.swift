@@ -67,7 +67,7 @@ final class HostsFileLoaderTests: XCTestCase {
                         + "quotes",
                     "\(file):14:16: error: hosts[1].use-agent: expected a boolean (true or false), found the quoted "
                         + "text \"yes\"; remove the quotes",
-                    "\(file):16:22: error: hosts[1].connect-timeout: expected a duration such as 90s, 10m, 1h30m, or a "
+                    "\(file):16:22: error: hosts[1].connect-timeout: expected a duration such as 90s, 10m, 1h30m, 14d, or a "
                         + "number of seconds, found 'forever'",
                     "\(file):17:5: error: hosts[2]: no way to log in: set 'identity-file:' (an ed25519 or ECDSA "
                         + "private key) or 'use-agent: true'",

@@ -146,7 +146,7 @@ final class InterpolationTests: XCTestCase {
             [
                 "pipelines/test.yml:3:57: error: layers.logic.retries: expected an integer, found 'three' after "
                     + "interpolation",
-                "pipelines/test.yml:3:81: error: layers.logic.timeout: expected a duration such as 90s, 10m, 1h30m, or "
+                "pipelines/test.yml:3:81: error: layers.logic.timeout: expected a duration such as 90s, 10m, 1h30m, 14d, or "
                     + "a number of seconds, found 'soon'",
             ])
     }

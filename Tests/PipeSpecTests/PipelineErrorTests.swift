@@ -29,7 +29,7 @@ final class PipelineErrorTests: XCTestCase {
                         + "use lowercase letters, digits, '_' and '-', starting with a letter or digit",
                     "\(file):28:11: error: layers.checks.gate: 'later' is not one of 'merge' or 'release'",
                     "\(file):29:20: error: layers.checks.needs[1]: no layer is named 'intnet'; did you mean 'intent'?",
-                    "\(file):30:14: error: layers.checks.timeout: expected a duration such as 90s, 10m, 1h30m, or a "
+                    "\(file):30:14: error: layers.checks.timeout: expected a duration such as 90s, 10m, 1h30m, 14d, or a "
                         + "number of seconds, found 'soon'",
                 ])
             XCTAssertTrue(errors.problems.allSatisfy { $0.severity == .error && $0.file == file })
@@ -74,7 +74,8 @@ final class PipelineErrorTests: XCTestCase {
             SpecFixtures.errors("layers:\n  ui: { plugin: shell, run: x, colour: red }\n"),
             [
                 "pipelines/test.yml:2:32: error: layers.ui.colour: unknown key; expected one of 'artifact-limit', "
-                    + "'coverage', 'gate', 'log-limit', 'needs', 'plugin', 'retry', 'run', 'secrets' or 'timeout'"
+                    + "'build-cache', 'clean', 'coverage', 'gate', 'log-limit', 'needs', 'plugin', 'retry', 'run', 'secrets' "
+                    + "or 'timeout'"
             ])
     }
 

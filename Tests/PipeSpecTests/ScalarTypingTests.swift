@@ -121,17 +121,17 @@ final class ScalarTypingTests: XCTestCase {
     func testDurations() throws {
         let cases: [(String, Double)] = [
             ("90s", 90), ("10m", 600), ("1h", 3600), ("1h30m", 5400), ("1.5h", 5400), ("45", 45), ("2.5", 2.5),
-            ("\"120\"", 120),
+            ("\"120\"", 120), ("5d", 432_000), ("1d12h", 129_600),
         ]
         for (text, seconds) in cases {
             let pipeline = try SpecFixtures.pipeline("layers: { a: { plugin: shell, run: x, timeout: \(text) } }\n")
             XCTAssertEqual(pipeline.layers[0].timeoutSeconds, seconds, text)
         }
-        for text in ["0", "-5", "0s", "10 minutes", "5d", "m", "1h30", "1..5s", ".inf"] {
+        for text in ["0", "-5", "0s", "10 minutes", "5w", "m", "1h30", "1..5s", ".inf"] {
             XCTAssertEqual(
                 SpecFixtures.errors("layers: { a: { plugin: shell, run: x, timeout: \"\(text)\" } }\n"),
                 [
-                    "pipelines/test.yml:1:48: error: layers.a.timeout: expected a duration such as 90s, 10m, 1h30m, or "
+                    "pipelines/test.yml:1:48: error: layers.a.timeout: expected a duration such as 90s, 10m, 1h30m, 14d, or "
                         + "a number of seconds, found '\(text)'"
                 ], text)
         }

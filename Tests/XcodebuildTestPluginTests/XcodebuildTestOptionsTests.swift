@@ -119,7 +119,7 @@ final class XcodebuildTestOptionsTests: XCTestCase {
         do {
             _ = try loader.load(yaml: yaml, file: "pipelines/p.yml", parameters: ["extra": "-destination"])
             XCTFail("a parameter naming an owned flag must be refused")
-        } catch let error as SpecErrors {
+        } catch {
             XCTAssertEqual(
                 error.problems.map(\.description),
                 [

@@ -16,13 +16,16 @@ import PipeBasics
 public struct CommandLineTool: Sendable {
     public let root: CommandSpec
     public let version: String
+    /// What `--version --json` prints; `nil`: the same as `--version`.
+    public let versionJSON: String?
 
     /// - Precondition: `root` has no ``CommandSpec/definitionProblems``.
-    public init(root: CommandSpec, version: String) {
+    public init(root: CommandSpec, version: String, versionJSON: String? = nil) {
         let problems = root.definitionProblems
         precondition(problems.isEmpty, "invalid command definitions:\n" + problems.joined(separator: "\n"))
         self.root = root
         self.version = version
+        self.versionJSON = versionJSON
     }
 
     /// Parses the words after the program name (`CommandLine.arguments.dropFirst()`).
@@ -60,7 +63,9 @@ public struct CommandLineTool: Sendable {
                 continue
             }
             if Self.isHelpFlag(word) { return .help(help(for: path)) }
-            if word == "--version" && path.count == 1 { return .version(version) }
+            if word == "--version" && path.count == 1 {
+                return .version(words[index...].first == "--json" ? versionJSON ?? version : version)
+            }
 
             // `--name=value` carries its value; a short option never does (`-r=x` is simply unknown).
             let (typed, attached) = Self.splitAttachedValue(word)

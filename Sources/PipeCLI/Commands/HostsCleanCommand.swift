@@ -28,10 +28,16 @@ enum HostsCleanCommand {
             more than --cache-days days ago (default 14) are removed too; a cache a sync holds (its lock folder \
             exists) is left alone, and the clean-up takes that lock itself while it removes one.
 
+            Build caches (<work dir>/cache/<trust>-<hex>-<n>: a workspace tree, its DerivedData and package \
+            checkouts) go by the host's `build-cache:` policy in the hosts file: those unused for longer than \
+            max-age, then the least recently used until all fit in max-size. --build-caches removes every one. A \
+            cache a run holds (its lease in the run store) or a sync holds is left alone.
+
             Examples:
               pipe hosts clean
               pipe hosts clean mac-2 --dry-run
               pipe hosts clean --cache-days 3
+              pipe hosts clean mac-1 --build-caches
             """,
         arguments: [.variadic("host", help: "Hosts to clean (default: every host of the hosts file).")],
         options: [
@@ -39,6 +45,7 @@ enum HostsCleanCommand {
             .value(
                 "cache-days", valueName: "days", default: "\(HostsCleanCaches.defaultDays)",
                 help: "Remove workspace caches unused for more than this many days."),
+            .flag("build-caches", help: "Remove every build cache no run holds, not only those past the policy."),
         ],
         sections: [
             HelpSection(
@@ -111,16 +118,26 @@ enum HostsCleanCommand {
             work[hostName, default: []].append(Item(cleanup: cleanup, groups: groups, simulators: simulators))
         }
 
+        let buildCacheMode: BuildCacheEviction.Mode = session.arguments.flag("build-caches") ? .all : .evict
+        // Build caches runs hold now: never touched.
+        try store.recoverLeases()
+        let leasedCaches = Dictionary(grouping: try store.activeLeases(host: nil).filter { $0.kind == .buildCache }) {
+            $0.host
+        }.mapValues { $0.compactMap(\.buildCache) }
+
         // Every host is visited, also those with nothing pending, to find run folders this store does not know.
         let environment = session.environment
         let results = HostsSession.concurrently(hosts) { host in
-            clean(work[host.name] ?? [], on: host, environment: environment, dryRun: dryRun, cacheDays: cacheDays)
+            clean(
+                work[host.name] ?? [], on: host, environment: environment, dryRun: dryRun, cacheDays: cacheDays,
+                buildCaches: (buildCacheMode, leasedCaches[host.name] ?? []))
         }
 
         var outcomes: [Outcome] = []
         var failures: [String] = []
         var unknownFolders: [(host: String, folders: [String])] = []
         var caches: [(host: String, removals: [HostsCleanCaches.Removal])] = []
+        var buildCaches: [(host: String, removals: [BuildCacheEviction.Removal])] = []
         for (host, result) in zip(hosts, results) {
             switch result {
             case .failure(let error) where work[host.name] == nil:
@@ -130,7 +147,14 @@ enum HostsCleanCommand {
             case .success(let visit):
                 outcomes += visit.outcomes
                 caches.append((host.name, visit.caches))
+                buildCaches.append((host.name, visit.buildCaches))
                 if let error = visit.cacheError { failures.append("host \(host.name): \(error)") }
+                if let error = visit.buildCacheError { failures.append("host \(host.name): \(error)") }
+                for removal in visit.buildCaches where removal.state == .failed {
+                    failures.append(
+                        "host \(host.name): the build cache \(removal.name) could not be removed entirely; check its "
+                            + "permissions under \(host.workDirectory)/cache")
+                }
                 for removal in visit.caches where removal.state == .failed {
                     failures.append(
                         "host \(host.name): the workspace cache \(removal.key) could not be removed entirely; "
@@ -160,6 +184,7 @@ enum HostsCleanCommand {
 
         report(outcomes, dryRun: dryRun, hosts: hosts, console: console)
         for line in HostsCleanCaches.report(caches, days: cacheDays, dryRun: dryRun) { console.out(line + "\n") }
+        for line in HostsCleanBuildCaches.report(buildCaches, dryRun: dryRun) { console.out(line + "\n") }
         for (host, folders) in unknownFolders {
             // Runs pruned before their folder was cleaned, or runs of another coordinator (in progress, maybe):
             // nothing here says which, so Pipe leaves them alone.
@@ -235,10 +260,14 @@ enum HostsCleanCommand {
         /// The workspace caches past the retention.
         var caches: [HostsCleanCaches.Removal] = []
         var cacheError: String?
+        /// The build caches removed (or to remove) and those left alone.
+        var buildCaches: [BuildCacheEviction.Removal] = []
+        var buildCacheError: String?
     }
 
     private static func clean(
-        _ items: [Item], on host: HostConfig, environment: [String: String], dryRun: Bool, cacheDays: Int
+        _ items: [Item], on host: HostConfig, environment: [String: String], dryRun: Bool, cacheDays: Int,
+        buildCaches: (mode: BuildCacheEviction.Mode, leased: [String])
     ) -> Result<Visit, RemoteError> {
         let remote: SSHRemoteHost
         do {
@@ -288,6 +317,8 @@ enum HostsCleanCommand {
         } catch {
             visit.cacheError = "could not clean the workspace caches: \(error)"
         }
+        (visit.buildCaches, visit.buildCacheError) = HostsCleanBuildCaches.clean(
+            on: remote, host: host, mode: buildCaches.mode, leased: buildCaches.leased, dryRun: dryRun)
         return .success(visit)
     }
 

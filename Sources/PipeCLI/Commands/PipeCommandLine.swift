@@ -3,7 +3,8 @@ import PipeCore
 
 /// `pipe`'s commands: the command tree, and the dispatch from a parsed command line to a command's code.
 public enum PipeCommandLine {
-    public static let version = "pipe 0.1.0"
+    /// `pipe --version`: the version, the commit and the C libraries (`BuildInfo`).
+    public static var version: String { BuildInfo.current.text }
 
     static let root = CommandSpec(
         name: "pipe",
@@ -53,7 +54,7 @@ public enum PipeCommandLine {
                     """),
         ])
 
-    static let tool = CommandLineTool(root: root, version: version)
+    static let tool = CommandLineTool(root: root, version: version, versionJSON: BuildInfo.current.json)
 
     /// Runs `pipe` with `arguments` (without the program name) and returns its exit code.
     public static func main(

@@ -208,6 +208,11 @@ enum RunsShowCommand {
             }
         }
         var out = head + "\n"
+        if let build = layer.build {
+            out +=
+                "      built \(build.state.rawValue)" + (build.cache.map { " in build cache \($0)" } ?? "")
+                + (build.reason.map { " (\($0))" } ?? "") + "\n"
+        }
         for evidence in layer.evidence { out += "      \(evidence)\n" }
         for attempt in layer.attempts {
             var line = "      attempt \(attempt.attempt): \(attempt.outcome?.rawValue ?? "running")"

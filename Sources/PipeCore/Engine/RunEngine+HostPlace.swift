@@ -23,6 +23,8 @@ extension RunEngine {
         let createdSimulator: String?
         /// The simulators the layers running at once share out.
         let pool: SimulatorPool
+        /// The build cache leased here, whose tree is `remoteWorkspace`.
+        let buildCache: BuildCachePlace?
         private let lock = NSLock()
         private var idle: [HostLink]
         private var extra: [HostLink] = []
@@ -30,7 +32,7 @@ extension RunEngine {
         init(
             link: HostLink, remoteRunFolder: String, remoteWorkspace: String, simulators: [Simulator],
             criteria: SimulatorCriteria, firstChoice: SimulatorChoice?, createdSimulator: String?,
-            pool: SimulatorPool
+            pool: SimulatorPool, buildCache: BuildCachePlace? = nil
         ) {
             self.link = link
             self.remoteRunFolder = remoteRunFolder
@@ -40,6 +42,7 @@ extension RunEngine {
             self.firstChoice = firstChoice
             self.createdSimulator = createdSimulator
             self.pool = pool
+            self.buildCache = buildCache
             idle = [link]
         }
 

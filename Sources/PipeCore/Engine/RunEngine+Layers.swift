@@ -81,7 +81,7 @@ extension RunEngine {
                 events: state.journal, cancellation: cancellation,
                 secrets: context.request.secrets.subset(spec.secrets), redactor: state.journal.redactor,
                 sharedWork: context.sharedWork, runLayers: context.request.runLayers,
-                runArtifacts: state.runFolder)
+                runArtifacts: state.runFolder, buildCache: place.buildCache)
             var result: LayerResult
             var connectionLost = false
             do {
@@ -119,6 +119,7 @@ extension RunEngine {
                 state.record.layers[index].attempts[attemptIndex] = record
                 if attempt > 1 { state.earlierAttempts[spec.name, default: []] += state.record.layers[index].tests }
                 state.record.layers[index].tests = result.tests
+                if let build = BuildCacheUse(facts: result.facts) { state.record.layers[index].build = build }
                 try state.journal.attemptFinished(state.record, layer: spec.name, attempt: record, tests: result.tests)
             }
             outcomes.append(result.outcome)

@@ -164,6 +164,7 @@ public final class RunEngine {
                         udid, on: place.link.remote, host: place.link.host.name, journal: state.journal)
                 }
                 cleanUpRemote(place.remoteRunFolder, on: place.links.map(\.remote), journal: state.journal)
+                if !cancellation.isCancelled { evictBuildCaches(at: place, journal: state.journal) }
             }
         }
 
@@ -195,6 +196,11 @@ public final class RunEngine {
         let runFolder =
             (workDirectory.hasPrefix("~/") ? String(workDirectory.dropFirst(2)) : workDirectory)
             + "/runs/\(state.runID)"
+        // A run that builds takes a build cache of its identity, whose tree is synced in place and is the workspace.
+        let buildCache = try buildCacheIdentity(request, host: session.host, environment: environment, state: state)
+            .flatMap { identity in
+                try leaseBuildCache(identity, host: session.host, state: state).map { (identity, $0) }
+            }
         let together = remote.captureTogether(
             [
                 Self.runFolderCommand(runFolder), inspector.xcodeVersionCommand, inspector.simulatorListCommand,
@@ -202,8 +208,9 @@ public final class RunEngine {
             timeoutSeconds: 120,
             syncing: WorkspaceSyncRequest(
                 directory: workspace,
-                cacheKey: Self.workspaceCacheKey(pipeline.repository, project: request.projectDirectory),
-                remoteDirectory: runFolder + "/workspace"))
+                cacheKey: buildCache?.1
+                    ?? Self.workspaceCacheKey(pipeline.repository, project: request.projectDirectory),
+                remoteDirectory: buildCache == nil ? runFolder + "/workspace" : ""))
         let remoteRunFolder = try readRunFolder(together.outputs[0], folder: runFolder, host: session.host.name)
         try state.locked {
             state.record.remoteRunFolder = remoteRunFolder
@@ -259,10 +266,20 @@ public final class RunEngine {
                 first: choice.simulator, criteria: criteria, among: simulators, inspector: inspector,
                 exact: createdSimulator != nil)
         }
+        let cachePlace = buildCache.map { identity, name in
+            BuildCachePlace(
+                name: name,
+                folder: Self.workFolder(ofRunFolder: remoteRunFolder, runID: state.runID) + "/cache/" + name,
+                identity: identity, xcodeVersion: try? inspector.readXcodeVersion(together.outputs[1].get()))
+        }
+        if let cachePlace {
+            state.journal.emit(.note("building in build cache \(cachePlace.name) on \(session.host.name)"))
+        }
         return HostPlace(
-            link: link, remoteRunFolder: remoteRunFolder, remoteWorkspace: remoteRunFolder + "/workspace",
-            simulators: simulators, criteria: criteria, firstChoice: choice, createdSimulator: createdSimulator,
-            pool: SimulatorPool(fitting: fitting ?? []))
+            link: link, remoteRunFolder: remoteRunFolder,
+            remoteWorkspace: cachePlace?.tree ?? remoteRunFolder + "/workspace", simulators: simulators,
+            criteria: criteria, firstChoice: choice, createdSimulator: createdSimulator,
+            pool: SimulatorPool(fitting: fitting ?? []), buildCache: cachePlace)
     }
 
     /// Makes the run's folder on the host and prints its absolute path: commands run from other folders (the

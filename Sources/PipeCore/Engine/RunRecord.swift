@@ -121,6 +121,9 @@ public struct RunRecord: Codable, Sendable {
         public var evidence: [String]
         public var attempts: [AttemptRecord]
         public var tests: [TestCaseResult]
+        /// Whether its last attempt built warm or cold, and in which build cache; `nil` for a layer that builds
+        /// nothing.
+        public var build: BuildCacheUse?
 
         public init(
             name: String, plugin: String, gate: Gate, needs: [String] = [], outcome: LayerOutcome? = nil,

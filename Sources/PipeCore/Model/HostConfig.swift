@@ -37,13 +37,16 @@ public struct HostConfig: Sendable, Equatable {
     /// Which code the host runs (`trust:`; `TrustLevel.hostRuns`). Signing material (keys, certificates, profiles)
     /// belongs only on `release` hosts: a setting that puts it on a host must check this first.
     public var trust: TrustLevel
+    /// How many build caches the host keeps per identity, and when they go (`build-caches:`, `build-cache:`).
+    public var buildCache: BuildCachePolicy
 
     public init(
         name: String, address: String, port: Int = 22, user: String, identityFile: String? = nil,
         identityPassphraseEnvironment: String? = nil, identityPassphraseFile: String? = nil, useAgent: Bool = false,
         knownHostsFile: String, labels: [String: String] = [:], capacity: Int = 1, workDirectory: String = "pipe-work",
         xcodes: [String: String] = [:], connectTimeoutSeconds: Double = 15, transferSessions: Int = 1,
-        uploadCompression: UploadCompression = .auto, trust: TrustLevel = .trusted
+        uploadCompression: UploadCompression = .auto, trust: TrustLevel = .trusted,
+        buildCache: BuildCachePolicy = BuildCachePolicy()
     ) {
         self.name = name
         self.address = address
@@ -62,6 +65,7 @@ public struct HostConfig: Sendable, Equatable {
         self.transferSessions = transferSessions
         self.uploadCompression = uploadCompression
         self.trust = trust
+        self.buildCache = buildCache
     }
 
     /// `user@address:port`, for messages.

@@ -136,6 +136,11 @@ public struct LayerSpec: Sendable, Equatable {
     public var artifactLimitBytes: Int64 = LayerSpec.defaultArtifactLimitBytes
     /// Code coverage to measure and hold to a minimum (`coverage:`); `nil` leaves it off.
     public var coverage: CoverageRequirement?
+    /// Build from nothing: the layer's build cache is wiped before it builds (`clean: true`).
+    public var clean = false
+    /// Build in the host's build cache of the run's identity (`build-cache:`, true by default); `false` builds in
+    /// a fresh folder of the run, cold.
+    public var buildCache = true
 
     /// The default cap of what one layer brings back: a big result bundle is a few hundred megabytes.
     public static let defaultArtifactLimitBytes: Int64 = 8 << 30

@@ -18,10 +18,17 @@ public protocol LayerPlugin {
     static var defaultGate: Gate { get }
     /// Whether the layer needs a simulator chosen on the host.
     static var needsSimulator: Bool { get }
+    /// Whether the layer builds, and so may build in a build cache of the host (`BuildCachePlace`): a run with such
+    /// a layer (and `build-cache:` not false) leases one and uses its tree as the workspace.
+    static var buildsInCache: Bool { get }
 
     init()
 
     func run(_ context: LayerContext) throws -> LayerResult
+}
+
+extension LayerPlugin {
+    public static var buildsInCache: Bool { false }
 }
 
 /// One setting a plugin accepts, for validation and documentation.
@@ -99,6 +106,9 @@ public struct LayerContext {
     /// `artifacts/<run id>/` on the coordinator, for what belongs to the run rather than to one layer (a shared
     /// build's log); `nil` when unknown (then a plugin keeps such files in `localArtifacts`).
     public var runArtifacts: URL?
+    /// The build cache the run leased on the host, whose tree is `remoteWorkspace`; `nil` when the run has none
+    /// (the host keeps none, or no layer of the run builds in one): then builds go to fresh folders of the run.
+    public var buildCache: BuildCachePlace?
 
     /// `url` relative to the project folder, the way artifact paths are recorded and shown.
     public func projectRelativePath(_ url: URL) -> String { relativePath(url, to: projectDirectory) }
@@ -108,7 +118,8 @@ public struct LayerContext {
         simulator: Simulator?, remoteRunFolder: String, remoteWorkspace: String, localArtifacts: URL,
         projectDirectory: URL, runStartTime: Date, events: EventSink, cancellation: CancellationToken,
         secrets: SecretValues = SecretValues(), redactor: SecretRedactor = SecretRedactor(SecretValues()),
-        sharedWork: RunSharedWork = RunSharedWork(), runLayers: [LayerSpec] = [], runArtifacts: URL? = nil
+        sharedWork: RunSharedWork = RunSharedWork(), runLayers: [LayerSpec] = [], runArtifacts: URL? = nil,
+        buildCache: BuildCachePlace? = nil
     ) {
         self.runID = runID
         self.pipelineName = pipelineName
@@ -129,6 +140,7 @@ public struct LayerContext {
         self.sharedWork = sharedWork
         self.runLayers = runLayers
         self.runArtifacts = runArtifacts
+        self.buildCache = buildCache
     }
 }
 

@@ -27,6 +27,8 @@ public protocol RemoteHost: AnyObject {
     /// Brings `remoteDirectory` (created fresh) to the contents of the local `directory`, reusing what a cache on the
     /// host (named by `cacheKey`, e.g. the repository) already holds: implementations may send only what changed
     /// and clone the cache into `remoteDirectory`. The run folder never shares files with the cache or another run.
+    /// An empty `remoteDirectory` makes the cache's own tree match `directory` exactly and clones nothing: a build
+    /// cache, whose tree the run uses in place (`BuildCachePlace.tree`), under a lease only one run holds.
     func syncWorkspace(directory: URL, cacheKey: String, to remoteDirectory: String) throws -> TransferSummary
 
     /// Downloads a remote file or folder as a tar stream into `localParent`, verified by digest; the item appears
@@ -54,7 +56,8 @@ public protocol RemoteHost: AnyObject {
 public struct WorkspaceSyncRequest: Sendable, Equatable {
     public var directory: URL
     public var cacheKey: String
-    /// The folder to make, absolute or relative to the login's home; its parent is created when missing.
+    /// The folder to make, absolute or relative to the login's home; its parent is created when missing. Empty:
+    /// the cache's tree itself is the workspace (`syncWorkspace`).
     public var remoteDirectory: String
 
     public init(directory: URL, cacheKey: String, remoteDirectory: String) {

@@ -12,6 +12,9 @@ public struct HostLease: Sendable, Equatable, Codable {
         case hostSlot = "host-slot"
         /// One simulator (by UDID) of the host: a run uses it, nobody else may.
         case simulator
+        /// One build cache of the host (by name, `BuildCacheIdentity.cacheNames`): a run builds in its tree,
+        /// nobody else may.
+        case buildCache = "build-cache"
     }
 
     /// The store's id of the lease (what `releaseLease` takes).
@@ -21,6 +24,8 @@ public struct HostLease: Sendable, Equatable, Codable {
     public var host: String
     /// The simulator's UDID, for `.simulator` leases.
     public var simulatorUDID: String?
+    /// The build cache's name, for `.buildCache` leases.
+    public var buildCache: String?
     public var runID: String
     /// The layer that asked for a simulator lease, when one did (for messages).
     public var layer: String?
@@ -29,13 +34,14 @@ public struct HostLease: Sendable, Equatable, Codable {
     public var acquiredAt: Date
 
     public init(
-        id: Int64, kind: Kind, host: String, simulatorUDID: String? = nil, runID: String, layer: String? = nil,
-        owner: RunOwner, acquiredAt: Date
+        id: Int64, kind: Kind, host: String, simulatorUDID: String? = nil, buildCache: String? = nil, runID: String,
+        layer: String? = nil, owner: RunOwner, acquiredAt: Date
     ) {
         self.id = id
         self.kind = kind
         self.host = host
         self.simulatorUDID = simulatorUDID
+        self.buildCache = buildCache
         self.runID = runID
         self.layer = layer
         self.owner = owner

@@ -32,6 +32,14 @@ public protocol HostLeaseStore: AnyObject {
         isOwnerAlive: (RunOwner) -> RunOwner.Liveness
     ) throws -> HostLeaseOutcome
 
+    /// Takes the first of `caches` (the names of one identity's build caches on `host`, in order) that no other run
+    /// holds, for `runID`; none when every one is held. Dead owners' leases are recovered first, as for slots. A
+    /// run that already holds one of them gets that same lease back.
+    func leaseBuildCache(
+        host: String, caches: [String], runID: String, owner: RunOwner, at date: Date,
+        isOwnerAlive: (RunOwner) -> RunOwner.Liveness
+    ) throws -> HostLeaseOutcome
+
     /// Gives a lease back; `false` when it was already released or recovered.
     @discardableResult
     func releaseLease(id: Int64) throws -> Bool
@@ -71,6 +79,14 @@ extension HostLeaseStore {
         try leaseSimulator(
             host: host, udid: udid, runID: runID, layer: layer, owner: owner, at: Date(),
             isOwnerAlive: { $0.liveness() })
+    }
+
+    /// `leaseBuildCache` now, judging owners with `RunOwner.liveness()`.
+    public func leaseBuildCache(host: String, caches: [String], runID: String, owner: RunOwner = .current())
+        throws -> HostLeaseOutcome
+    {
+        try leaseBuildCache(
+            host: host, caches: caches, runID: runID, owner: owner, at: Date(), isOwnerAlive: { $0.liveness() })
     }
 
     /// `recoverLeases`, judging owners with `RunOwner.liveness()`.

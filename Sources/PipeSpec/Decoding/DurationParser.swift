@@ -1,4 +1,5 @@
-/// Reads durations as pipelines write them: `90s`, `10m`, `1h`, `1h30m`, `1.5h`, or a number of seconds.
+/// Reads durations as pipelines and hosts files write them: `90s`, `10m`, `1h`, `1h30m`, `1.5h`, `14d`, or a number
+/// of seconds.
 public enum DurationParser {
     /// The duration in seconds, or `nil` when the text is not a positive duration.
     public static func seconds(from text: String) -> Double? {
@@ -18,6 +19,7 @@ public enum DurationParser {
             case "s": multiplier = 1
             case "m": multiplier = 60
             case "h": multiplier = 3600
+            case "d": multiplier = 86_400
             default: return nil
             }
             guard let value = Double(number), value.isFinite else { return nil }
@@ -30,7 +32,7 @@ public enum DurationParser {
     }
 
     /// What to tell a user who wrote something else.
-    static let expectation = "a duration such as 90s, 10m, 1h30m, or a number of seconds"
+    static let expectation = "a duration such as 90s, 10m, 1h30m, 14d, or a number of seconds"
 }
 
 extension String {

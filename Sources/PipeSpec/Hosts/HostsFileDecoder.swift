@@ -6,7 +6,7 @@ struct HostsFileDecoder {
     static let hostKeys = [
         "name", "address", "port", "user", "identity-file", "identity-passphrase-env", "identity-passphrase-file",
         "use-agent", "known-hosts", "labels", "capacity", "work-dir", "xcodes", "connect-timeout",
-        "transfer-sessions", "compression", "trust",
+        "transfer-sessions", "compression", "trust", "build-caches", "build-cache",
     ]
 
     let baseDirectory: URL
@@ -114,6 +114,7 @@ struct HostsFileDecoder {
         let trust = host.value("trust").flatMap {
             host.reader.choice($0, at: host.path.appending("trust"), among: TrustLevel.allCases)
         }
+        let buildCache = decodeBuildCache(host)
         guard let name, let address, let user, let knownHosts else { return nil }
         return HostConfig(
             name: name, address: address, port: port, user: user, identityFile: identityFile,
@@ -121,7 +122,28 @@ struct HostsFileDecoder {
             useAgent: useAgent, knownHostsFile: knownHosts, labels: labels, capacity: capacity ?? 1,
             workDirectory: workDirectory, xcodes: xcodes, connectTimeoutSeconds: connectTimeout,
             transferSessions: transferSessions ?? 1, uploadCompression: compression ?? .auto,
-            trust: trust ?? .trusted)
+            trust: trust ?? .trusted, buildCache: buildCache)
+    }
+
+    /// `build-caches: 2` (caches per identity, 0 for none) and `build-cache: { max-size: 50GiB, max-age: 14d }`.
+    private func decodeBuildCache(_ host: MappingReader) -> BuildCachePolicy {
+        var policy = BuildCachePolicy()
+        if let count = ranged(
+            "build-caches", in: host, 0...64,
+            "the build caches the host keeps per build identity, 0 (none) to 64")
+        {
+            policy.cachesPerIdentity = count
+        }
+        guard let node = host.value("build-cache") else { return policy }
+        let path = host.path.appending("build-cache")
+        guard
+            let eviction = host.reader.mapping(
+                node, at: path, expected: "a mapping of max-size and max-age, e.g. { max-size: 50GiB, max-age: 14d }")
+        else { return policy }
+        eviction.rejectUnknownKeys(allowed: ["max-size", "max-age"])
+        if let size = eviction.read("max-size", { $0.byteSize }) { policy.maxSizeBytes = size }
+        if let age = eviction.read("max-age", { $0.duration }) { policy.maxAgeSeconds = age }
+        return policy
     }
 
     private func checkAuthentication(

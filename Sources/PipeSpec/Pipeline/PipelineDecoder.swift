@@ -10,7 +10,8 @@ struct PipelineDecoder {
         "layers",
     ]
     static let layerKeys = [
-        "plugin", "gate", "needs", "timeout", "retry", "secrets", "log-limit", "artifact-limit", "coverage",
+        "plugin", "gate", "needs", "timeout", "retry", "secrets", "log-limit", "artifact-limit", "coverage", "clean",
+        "build-cache",
     ]
     static let retryKeys = ["infrastructure", "timed-out", "tests", "backoff"]
     static let platforms = ["iOS", "tvOS", "watchOS", "visionOS"]
@@ -469,6 +470,8 @@ struct PipelineDecoder {
         let timeout = layer.read("timeout", { $0.duration })
         let logLimit = layer.read("log-limit", { $0.byteSize })
         let artifactLimit = layer.read("artifact-limit", { $0.byteSize })
+        let clean = layer.read("clean", { $0.boolean })
+        let buildCache = layer.read("build-cache", { $0.boolean })
         var settings: [String: SettingValue] = [:]
         var shellParameters: [String: String] = [:]
         if let schema {
@@ -501,6 +504,14 @@ struct PipelineDecoder {
         if let logLimit { spec.logLimitBytes = logLimit }
         if let artifactLimit { spec.artifactLimitBytes = artifactLimit }
         spec.coverage = decodeCoverage(layer, plugin: kind)
+        if let clean { spec.clean = clean }
+        if let buildCache { spec.buildCache = buildCache }
+        if clean == true, buildCache == false, let node = layer.value("clean") {
+            problems.error(
+                path.appending("clean"), at: node.start,
+                "'clean: true' wipes the layer's build cache, and 'build-cache: false' builds without one: keep one "
+                    + "of them (a layer without a build cache always builds from nothing)")
+        }
         return DecodedLayer(spec: spec, needs: needs, secrets: secrets)
     }
 
