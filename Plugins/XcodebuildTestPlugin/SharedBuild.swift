@@ -160,7 +160,7 @@ extension XcodebuildTestPlugin {
         // The products are built for the chosen simulator: an app built for one simulator runs on any other of
         // its platform on this host (same architecture, same Xcode), and a concrete destination builds only the
         // active architecture where a generic one builds them all.
-        let command = try XcodebuildCommand(
+        var command = try XcodebuildCommand(
             action: .buildForTesting, container: try Self.container(of: context.layer),
             scheme: settings["scheme"]?.stringValue ?? "",
             destination: .init(simulatorPlatform: simulator.platform, udid: simulator.udid),
@@ -168,6 +168,8 @@ extension XcodebuildTestPlugin {
             configuration: settings["configuration"]?.stringValue, buildSettings: Self.buildSettings(of: context.layer),
             derivedDataPath: derivedData, clonedSourcePackagesPath: folders.packages,
             options: try XcodebuildTestOptions.buildOptions(of: context.layer))
+        // Coverage needs instrumented products: one layer of the build asking for it instruments them for all.
+        command.enablesCodeCoverage = context.runLayers.contains { layers.contains($0.name) && $0.coverage != nil }
         try XcodebuildInvocation.makeRemoteFolder(bundle.directory, context: context)
         context.events.emit(
             .note(

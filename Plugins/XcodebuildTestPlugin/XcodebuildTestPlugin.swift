@@ -96,26 +96,39 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         var evidence: [String] = []
         var summary: XcresultSummary?
         var refusal: RemoteError?
+        var bundleEvidence: BundleEvidence?
         // After a cancellation the user is waiting: keep what is already here and stop.
         if exit != .cancelled {
             let pulled = pullBack(bundle: bundle, context: context, evidence: &evidence)
             artifacts += pulled.artifacts
             summary = pulled.summary
             refusal = pulled.refusal
+            if refusal == nil, pulled.bundleArrived {
+                let read = pullBackEvidence(bundle: bundle, logTests: invocation.tests, context: context)
+                refusal = read.refusal
+                bundleEvidence = read.evidence
+            }
         }
+        let tests = TestResultMerge.merge(log: invocation.tests, bundle: bundleEvidence?.tests ?? [])
+        artifacts += bundleEvidence?.artifacts ?? []
+        evidence += bundleEvidence?.notes ?? []
         if let refusal {
             // What the host sent cannot be trusted, so neither can its verdict.
             var result = LayerResult(
                 outcome: .infrastructure, evidence: [refusal.description] + evidence, exit: exit,
-                tests: invocation.tests, artifacts: artifacts, facts: facts)
+                tests: tests, artifacts: artifacts, facts: facts)
             result.hostSentRefusedContent = true
             return result
         }
         let verdict = XcodebuildOutcomeClassifier.classify(exit: exit, log: invocation.facts, summary: summary)
         if let runnerFailure = verdict.testRunnerFailure { facts[LayerResult.testRunnerFailureFact] = runnerFailure }
-        return LayerResult(
-            outcome: verdict.outcome, evidence: verdict.evidence + evidence, exit: exit, tests: invocation.tests,
+        var result = LayerResult(
+            outcome: verdict.outcome, evidence: verdict.evidence + evidence, exit: exit, tests: tests,
             artifacts: artifacts, facts: facts)
+        if let requirement = context.layer.coverage, exit != .cancelled {
+            Self.judgeCoverage(bundleEvidence?.coverage, against: requirement, result: &result)
+        }
+        return result
     }
 
     // MARK: - Command
@@ -137,7 +150,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         let bundle = try ResultBundlePath(
             remoteRunFolder: context.remoteRunFolder, pipeline: context.pipelineName, layer: context.layer.name,
             startTime: context.runStartTime, runID: context.runID, attempt: context.attempt)
-        let xcodebuild = try XcodebuildCommand(
+        var xcodebuild = try XcodebuildCommand(
             action: action, container: try Self.container(of: context.layer),
             scheme: settings["scheme"]?.stringValue ?? "",
             destination: .init(simulatorPlatform: simulator.platform, udid: simulator.udid),
@@ -146,6 +159,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             configuration: settings["configuration"]?.stringValue, buildSettings: Self.buildSettings(of: context.layer),
             derivedDataPath: derivedDataPath, clonedSourcePackagesPath: clonedSourcePackagesPath,
             options: try XcodebuildTestOptions.options(of: context.layer))
+        xcodebuild.enablesCodeCoverage = context.layer.coverage != nil
         return Command(xcodebuild: xcodebuild, bundle: bundle)
     }
 
@@ -168,19 +182,18 @@ public struct XcodebuildTestPlugin: LayerPlugin {
     // MARK: - Bringing results back
 
     private func pullBack(bundle: ResultBundlePath, context: LayerContext, evidence: inout [String]) -> (
-        artifacts: [ArtifactRecord], summary: XcresultSummary?, refusal: RemoteError?
+        artifacts: [ArtifactRecord], summary: XcresultSummary?, refusal: RemoteError?, bundleArrived: Bool
     ) {
         var artifacts: [ArtifactRecord] = []
-        let summaryCommand = ShellQuote.join([
-            "xcrun", "xcresulttool", "get", "test-results", "summary", "--path", bundle.path,
-        ])
-        // The summary is read on the host while the bundle streams back: one wait, not three round trips.
+        // The summary, the tests, coverage and attachments are read on the host while the bundle streams back:
+        // one wait, not a round trip each.
+        let summaryCommand = BundleEvidence.script(bundle: bundle, coverage: context.layer.coverage != nil)
         let pulled = context.host.pullBack(
             bundle.path, into: context.localArtifacts, cancellation: context.cancellation, alongside: summaryCommand,
             commandTimeoutSeconds: 120, limitBytes: context.layer.artifactLimitBytes)
         if pulled.missing {
             evidence.append("no result bundle was written at \(bundle.path)")
-            return ([], nil, nil)
+            return ([], nil, nil, false)
         }
         switch pulled.transfer {
         case .success(let transfer):
@@ -190,16 +203,16 @@ public struct XcodebuildTestPlugin: LayerPlugin {
                     path: context.projectRelativePath(URL(fileURLWithPath: transfer.destination)),
                     bytes: transfer.bytes, sha256: transfer.sha256))
         case .failure(let error as RemoteError) where error.kind == .refusedContent:
-            return (artifacts, nil, error)
+            return (artifacts, nil, error, false)
         case .failure(let error):
             evidence.append("the result bundle could not be brought back: \(error)")
         }
         guard case .success(let output)? = pulled.command, output.exit == .exited(0) else {
             if case .failure(let error as RemoteError)? = pulled.command, error.kind == .refusedContent {
-                return (artifacts, nil, error)
+                return (artifacts, nil, error, false)
             }
             evidence.append("xcresulttool could not read the result bundle's summary")
-            return (artifacts, nil, nil)
+            return (artifacts, nil, nil, !artifacts.isEmpty)
         }
         let summaryURL = context.localArtifacts.appendingPathComponent(ArtifactName.resultSummary)
         if (try? context.redactor.redact(output.stdout).write(to: summaryURL)) != nil,
@@ -207,11 +220,12 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         {
             artifacts.append(record)
         }
+        let arrived = artifacts.contains { $0.kind == .resultBundle }
         do {
-            return (artifacts, try XcresultSummary.decode(output.stdout), nil)
+            return (artifacts, try XcresultSummary.decode(output.stdout), nil, arrived)
         } catch {
             evidence.append("the result bundle's summary could not be read: \(error)")
-            return (artifacts, nil, nil)
+            return (artifacts, nil, nil, arrived)
         }
     }
 

@@ -67,6 +67,8 @@ public struct XcodebuildCommand: Equatable, Sendable {
     /// Options Pipe has keys for (`-parallel-testing-enabled YES`, `-test-iterations 3`, …) and the layer's own
     /// `xcodebuild-arguments`, each word one argument; `XcodebuildOwnedOptions` keeps Pipe's own out of the latter.
     public let options: [String]
+    /// `-enableCodeCoverage YES`: a layer's `coverage:` asks for it (it slows the build and the tests).
+    public var enablesCodeCoverage = false
 
     /// - Throws: `XcodebuildCommandError` for an empty scheme, path or identifier, a UDID that could change the
     ///   destination (anything but letters, digits and `-`), or a build setting name that is not an identifier.
@@ -135,6 +137,7 @@ public struct XcodebuildCommand: Equatable, Sendable {
         arguments += skipTesting.map { "-skip-testing:\($0)" }
         if let testPlan { arguments += ["-testPlan", testPlan] }
         if let configuration { arguments += ["-configuration", configuration] }
+        if enablesCodeCoverage { arguments += ["-enableCodeCoverage", "YES"] }
         arguments += options
         arguments += buildSettings.map { "\($0.name)=\($0.value)" }
         return arguments

@@ -10,6 +10,17 @@ struct CannedResults: Codable, Equatable {
         /// When present and not empty, the build fails with these errors and no test runs.
         var buildErrors: [BuildError]?
         var tests: [Test]
+        /// Line coverage per target, reported when the run asks for coverage; file paths relative to the workspace
+        /// root (or absolute).
+        var coverage: [TestEvidence.CoverageTarget]?
+    }
+
+    /// A file a test attaches; `file` is relative to the workspace root (or absolute).
+    struct Attachment: Codable, Equatable {
+        var name: String
+        var file: String
+        /// Tied to the test's failure; by default, when the test failed.
+        var associatedWithFailure: Bool?
     }
 
     /// A compiler error; `file` is relative to the workspace root (or absolute).
@@ -40,6 +51,8 @@ struct CannedResults: Codable, Equatable {
         /// A flaky test: it fails this many times in a workspace (with `message`), then takes `status`. Counted in
         /// `FlakyTestCounter.fileName` at the workspace root, so retries within one run see earlier attempts.
         var failuresBeforePass: Int?
+        /// Files the test attaches each time it runs.
+        var attachments: [Attachment]?
 
         var identity: TestIdentity { TestIdentity(target: target, suite: suite, name: name) }
     }

@@ -86,6 +86,32 @@ struct CannedTestRunner: TestRunner {
         return nil
     }
 
+    func evidence(codeCoverage: Bool, tests: [ResultBundleRecord.TestCase]) -> TestEvidence {
+        let coverage = scheme.coverage.map { targets in
+            targets.map { target in
+                TestEvidence.CoverageTarget(
+                    name: target.name,
+                    files: target.files.map { file in
+                        var file = file
+                        file.path = workspace.absolute(file.path)
+                        return file
+                    })
+            }
+        }
+        var sources: [TestEvidence.Source] = []
+        for test in tests {
+            guard let canned = scheme.tests.first(where: { $0.identity == test.identity }) else { continue }
+            for attachment in canned.attachments ?? [] {
+                sources.append(
+                    TestEvidence.Source(
+                        test: test.identity, name: attachment.name,
+                        file: URL(fileURLWithPath: workspace.absolute(attachment.file)),
+                        associatedWithFailure: attachment.associatedWithFailure ?? (test.status == "failed")))
+            }
+        }
+        return TestEvidence(coverage: codeCoverage ? coverage : nil, attachments: sources)
+    }
+
     private func replay(_ canned: CannedResults.Test, reporter: XCTestReporter) -> CannedResults.Test {
         var test = canned
         if let failures = test.failuresBeforePass, failures > 0 {

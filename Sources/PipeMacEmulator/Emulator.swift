@@ -53,9 +53,9 @@ public enum Emulator {
             rest.removeFirst()
         }
         if tool == "xcrun" { return Xcrun(context: context).run(rest) }
-        guard ["simctl", "xcodebuild", "xcresulttool"].contains(tool) else {
+        guard Xcrun.tools.contains(tool) else {
             context.stderr.line(
-                "pipe-mac-emulator: unknown tool '\(tool)'; expected xcrun, xcodebuild, xcresulttool or simctl")
+                "pipe-mac-emulator: unknown tool '\(tool)'; expected xcrun, xcodebuild, xcresulttool, xccov or simctl")
             return 64
         }
         return runTool(tool, rest, context: context)
@@ -65,6 +65,7 @@ public enum Emulator {
         switch tool {
         case "simctl": return Simctl(context: context).run(arguments)
         case "xcodebuild": return Xcodebuild(context: context).run(arguments)
+        case "xccov": return Xccov(context: context).run(arguments)
         default: return XCResultTool(context: context).run(arguments)
         }
     }

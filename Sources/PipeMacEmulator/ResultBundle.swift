@@ -27,6 +27,36 @@ enum ResultBundle {
             to: URL(fileURLWithPath: path).appendingPathComponent("Info.plist"), atomically: true, encoding: .utf8)
     }
 
+    /// The folder inside a bundle that holds attached files.
+    static let attachmentsFolder = "Attachments"
+
+    /// Copies each attachment into the bundle (under a new name that keeps its extension, as Xcode's exports do)
+    /// and returns what the record keeps of them; a file that cannot be read is left out.
+    static func storeAttachments(_ sources: [TestEvidence.Source], in path: String) -> [TestEvidence.Attachment] {
+        let folder = URL(fileURLWithPath: path).appendingPathComponent(attachmentsFolder)
+        var stored: [TestEvidence.Attachment] = []
+        var countByTest: [TestIdentity: Int] = [:]
+        for source in sources {
+            guard let data = try? Data(contentsOf: source.file) else { continue }
+            let fileExtension = source.file.pathExtension
+            let fileName = UUID().uuidString + (fileExtension.isEmpty ? "" : "." + fileExtension)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                try data.write(to: folder.appendingPathComponent(fileName))
+            } catch {
+                continue
+            }
+            let index = countByTest[source.test, default: 0]
+            countByTest[source.test] = index + 1
+            stored.append(
+                TestEvidence.Attachment(
+                    test: source.test, name: source.name, fileName: fileName,
+                    associatedWithFailure: source.associatedWithFailure, timestamp: Date().timeIntervalSince1970,
+                    index: index))
+        }
+        return stored
+    }
+
     /// Reads the record back; the error says what is missing.
     static func read(at path: String) throws -> ResultBundleRecord {
         let url = URL(fileURLWithPath: path)

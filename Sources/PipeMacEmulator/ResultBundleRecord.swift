@@ -55,4 +55,8 @@ struct ResultBundleRecord: Codable, Equatable {
     var tests: [TestCase]
     /// Set when the test run ended abnormally (a crashed test process), with the reason.
     var testRunError: String?
+    /// Line coverage per target, when the run measured it.
+    var coverage: [TestEvidence.CoverageTarget]?
+    /// The files tests attached, kept in the bundle's `Attachments/` folder.
+    var attachments: [TestEvidence.Attachment]?
 }

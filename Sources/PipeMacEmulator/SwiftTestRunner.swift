@@ -8,20 +8,24 @@ import Foundation
 /// would from a Mac. The scratch path lies inside the DerivedData the build is given (`DerivedDataState`), so the
 /// same folder again recompiles only what changed and a fresh one builds everything, as on a Mac.
 final class SwiftTestRunner: TestRunner {
-    private let workspace: TestWorkspace
-    private let swift: String
-    private let scratchPath: String
+    let workspace: TestWorkspace
+    let swift: String
+    let scratchPath: String
     private let environment: [String: String]
     private let output: EmulatorOutput
     private let architecture: String
     private let interrupts: InterruptMonitor?
     /// Test targets the scheme runs; nil runs every test target of the package.
     private let schemeTargets: [String]?
+    /// `-enableCodeCoverage YES`: the build is instrumented (`swift build --enable-code-coverage`).
+    private let codeCoverage: Bool
 
     init(
         workspace: TestWorkspace, swift: String, scratchPath: String, environment: [String: String],
-        output: EmulatorOutput, architecture: String, interrupts: InterruptMonitor?, schemeTargets: [String]?
+        output: EmulatorOutput, architecture: String, interrupts: InterruptMonitor?, schemeTargets: [String]?,
+        codeCoverage: Bool = false
     ) {
+        self.codeCoverage = codeCoverage
         self.workspace = workspace
         self.swift = swift
         self.scratchPath = scratchPath
@@ -32,7 +36,7 @@ final class SwiftTestRunner: TestRunner {
         self.schemeTargets = schemeTargets
     }
 
-    private var binPath: String { scratchPath + "/debug" }
+    var binPath: String { scratchPath + "/debug" }
 
     var testTargets: [String] {
         if let schemeTargets { return schemeTargets }
@@ -49,7 +53,9 @@ final class SwiftTestRunner: TestRunner {
         output.line("Prepare packages")
         output.line()
         let termination = try runChild(
-            swift, ["build", "--build-tests", "--package-path", workspace.root.path, "--scratch-path", scratchPath]
+            swift,
+            ["build", "--build-tests", "--package-path", workspace.root.path, "--scratch-path", scratchPath]
+                + (codeCoverage ? ["--enable-code-coverage"] : [])
         ) { line, _ in
             for translated in translator.translate(line) { output.line(translated) }
         }
@@ -73,8 +79,10 @@ final class SwiftTestRunner: TestRunner {
 
     func runTests(selection: TestSelection, reporter: XCTestReporter) throws -> TestRunProblem? {
         let binary = try testBinary()
+        removeProfiles()
         var listed: [TestIdentity] = []
-        let listing = try runChild(binary, ["--list-tests"]) { line, _ in
+        // Listing runs no test, but an instrumented binary still writes a profile: one that is never merged.
+        let listing = try runChild(binary, ["--list-tests"], profile: profileFolder + "/listing.unmerged") { line, _ in
             if let identity = Self.parseListed(line) { listed.append(identity) }
         }
         guard listing.succeeded else {
@@ -107,7 +115,9 @@ final class SwiftTestRunner: TestRunner {
                 topSuiteName: launches == 0 ? topSuite : "Selected tests")
             let everything = launches == 0 && selected.count == listed.count
             var pid: pid_t = 0
-            let termination = try runChild(binary, everything ? [] : [names]) { line, child in
+            let termination = try runChild(
+                binary, everything ? [] : [names], profile: profileFolder + "/pipe-%p.profraw"
+            ) { line, child in
                 pid = child.pid
                 translator.consume(line)
                 // The crash fault, in-process: end the test process as the emulator's own death would.
@@ -141,6 +151,11 @@ final class SwiftTestRunner: TestRunner {
     /// Xcode relaunches a crashed test process twice before giving up on the rest.
     static let maximumRestarts = 2
 
+    /// Linux XCTest has no attachments; coverage is measured when the run asked for it (`SwiftTestRunner+Coverage`).
+    func evidence(codeCoverage: Bool, tests: [ResultBundleRecord.TestCase]) -> TestEvidence {
+        TestEvidence(coverage: codeCoverage ? measuredCoverage() : nil)
+    }
+
     /// `ReaderTests.ReadingIDTests/testTrims` → its identity.
     static func parseListed(_ line: String) -> TestIdentity? {
         let parts = line.split(separator: "/")
@@ -151,7 +166,7 @@ final class SwiftTestRunner: TestRunner {
         return TestIdentity(target: target, suite: suite, name: String(parts[1]))
     }
 
-    private func testBinary() throws -> String {
+    func testBinary() throws -> String {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: binPath)) ?? []
         let preferred = "\(workspace.packageName)PackageTests.xctest"
         if names.contains(preferred) { return "\(binPath)/\(preferred)" }
@@ -163,14 +178,17 @@ final class SwiftTestRunner: TestRunner {
         return "\(binPath)/\(any)"
     }
 
-    private func runChild(_ executable: String, _ arguments: [String], line: (String, ChildProcess) -> Void) throws
-        -> ChildProcess.Termination
-    {
+    /// `profile`: where a test process writes its coverage profile, never the workspace (an instrumented binary's
+    /// default is `default.profraw` in its working folder).
+    private func runChild(
+        _ executable: String, _ arguments: [String], profile: String? = nil, line: (String, ChildProcess) -> Void
+    ) throws -> ChildProcess.Termination {
         let child: ChildProcess
         do {
             var childEnvironment = environment
             // A Mac writes a crash report to a file; Swift's Linux backtracer would flood the log instead.
             if childEnvironment["SWIFT_BACKTRACE"] == nil { childEnvironment["SWIFT_BACKTRACE"] = "enable=no" }
+            if let profile { childEnvironment["LLVM_PROFILE_FILE"] = profile }
             // The host's PATH offers only macOS's own tools; the toolchain, like Xcode's on a Mac, finds its
             // linker and helpers in its own folder and the system's.
             let toolchainFolder = swift.contains("/") ? [(swift as NSString).deletingLastPathComponent] : []

@@ -56,6 +56,10 @@ protocol TestRunner {
 
     /// Runs the selected tests, driving `reporter`; returns why the run could not finish, if it could not.
     func runTests(selection: TestSelection, reporter: XCTestReporter) throws -> TestRunProblem?
+
+    /// What the finished `tests` left besides verdicts: coverage when `codeCoverage` (`-enableCodeCoverage YES`),
+    /// and attachments.
+    func evidence(codeCoverage: Bool, tests: [ResultBundleRecord.TestCase]) -> TestEvidence
 }
 
 /// A test run that could not give every selected test a verdict, listed under "Testing failed:" as

@@ -1,5 +1,7 @@
-/// The emulated `xcresulttool` (Xcode 16): `version`, `get test-results summary|tests --path X`, and the Xcode 16
-/// refusal of legacy `get` without `--legacy`.
+import Foundation
+
+/// The emulated `xcresulttool` (Xcode 16): `version`, `get test-results summary|tests --path X`, `export attachments`,
+/// and the Xcode 16 refusal of legacy `get` without `--legacy`.
 struct XCResultTool {
     let context: EmulatorContext
 
@@ -19,11 +21,98 @@ struct XCResultTool {
             return 0
         case "get":
             return get(Array(arguments.dropFirst()))
+        case "export" where arguments.dropFirst().first == "attachments":
+            return exportAttachments(Array(arguments.dropFirst(2)))
         default:
             context.stderr.line("Error: Unknown subcommand '\(command)'.")
             context.stderr.line("Usage: xcresulttool <subcommand>\n  See 'xcresulttool --help' for more information.")
             return 64
         }
+    }
+
+    /// `export attachments --path X --output-path Y [--test-id T] [--only-failures]`: each attachment's file under its
+    /// stored name and `manifest.json`, an array of tests with their attachments, as Xcode 16 writes it.
+    private func exportAttachments(_ arguments: [String]) -> Int32 {
+        var path: String?
+        var output: String?
+        var testID: String?
+        var onlyFailures = false
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            index += 1
+            switch argument {
+            case "--only-failures": onlyFailures = true
+            case "--path", "--output-path", "--test-id", "--schema-version":
+                guard index < arguments.count else {
+                    context.stderr.line("Error: Missing value for '\(argument)'")
+                    return 64
+                }
+                let value = arguments[index]
+                index += 1
+                if argument == "--path" { path = value }
+                if argument == "--output-path" { output = value }
+                if argument == "--test-id" { testID = value }
+            default:
+                context.stderr.line("Error: Unknown option '\(argument)'")
+                return 64
+            }
+        }
+        guard let path, let output else {
+            context.stderr.line("Error: Missing expected argument '--path <path>' or '--output-path <output-path>'")
+            return 64
+        }
+        let bundle = context.absolutePath(path)
+        let record: ResultBundleRecord
+        do {
+            record = try ResultBundle.read(at: bundle)
+        } catch {
+            context.stderr.line("Error: \(error)")
+            return 1
+        }
+        let folder = URL(fileURLWithPath: context.absolutePath(output))
+        var tests: [(identifier: String, attachments: [AppleJSON])] = []
+        for attachment in record.attachments ?? [] where !onlyFailures || attachment.associatedWithFailure {
+            let identifier = "\(attachment.test.target)/\(attachment.test.identifierString)"
+            if let testID, testID != identifier, !identifier.hasSuffix("/" + testID) { continue }
+            let source = URL(fileURLWithPath: bundle).appendingPathComponent(ResultBundle.attachmentsFolder)
+                .appendingPathComponent(attachment.fileName)
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+                let target = folder.appendingPathComponent(attachment.fileName)
+                try? FileManager.default.removeItem(at: target)
+                try FileManager.default.copyItem(at: source, to: target)
+            } catch {
+                context.stderr.line("Error: could not export \(attachment.fileName): \(error)")
+                return 1
+            }
+            let entry = AppleJSON.object([
+                .init("exportedFileName", .string(attachment.fileName)),
+                .init("isAssociatedWithFailure", .bool(attachment.associatedWithFailure)),
+                .init("suggestedHumanReadableName", .string(attachment.suggestedHumanReadableName)),
+                .init("timestamp", .double(attachment.timestamp)),
+            ])
+            if let at = tests.firstIndex(where: { $0.identifier == identifier }) {
+                tests[at].attachments.append(entry)
+            } else {
+                tests.append((identifier, [entry]))
+            }
+        }
+        let manifest = AppleJSON.array(
+            tests.map { test in
+                .object([
+                    .init("attachments", .array(test.attachments)), .init("testIdentifier", .string(test.identifier)),
+                ])
+            })
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try manifest.rendered(AppleJSON.Style(sortsKeys: true, escapesSlashes: false, compact: false))
+                .write(to: folder.appendingPathComponent("manifest.json"), atomically: true, encoding: .utf8)
+        } catch {
+            context.stderr.line("Error: could not write the manifest: \(error)")
+            return 1
+        }
+        return 0
     }
 
     private func get(_ arguments: [String]) -> Int32 {

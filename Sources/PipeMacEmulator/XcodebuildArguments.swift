@@ -7,6 +7,8 @@ struct XcodebuildArguments: Equatable {
     var scheme: String?
     var destinations: [String] = []
     var resultBundlePath: String?
+    /// `-enableCodeCoverage YES`.
+    var enableCodeCoverage = false
     var derivedDataPath: String?
     var onlyTesting: [String] = []
     var skipTesting: [String] = []
@@ -97,6 +99,7 @@ struct XcodebuildArguments: Equatable {
                 case "-scheme": parsed.scheme = value
                 case "-destination": parsed.destinations.append(value)
                 case "-resultBundlePath": parsed.resultBundlePath = value
+                case "-enableCodeCoverage": parsed.enableCodeCoverage = value == "YES"
                 case "-derivedDataPath": parsed.derivedDataPath = value
                 case "-only-testing": parsed.onlyTesting.append(value)
                 case "-skip-testing": parsed.skipTesting.append(value)

@@ -213,6 +213,9 @@ struct XcodebuildTestAction {
 
         record.tests = reporter.tests
         record.testRunError = problem?.message
+        let evidence = runner.evidence(codeCoverage: arguments.enableCodeCoverage, tests: reporter.tests)
+        record.coverage = evidence.coverage
+        record.attachments = ResultBundle.storeAttachments(evidence.attachments, in: bundlePath)
         record.finishTime = Date().timeIntervalSince1970
         if let failure = saveBundle(record, at: bundlePath, created: started, config: config) { return failure }
 
@@ -376,7 +379,8 @@ struct XcodebuildTestAction {
                 workspace: workspace, swift: resolvedSwift,
                 scratchPath: DerivedDataState.scratch(in: derivedData).path,
                 environment: context.environment, output: stdout, architecture: config.hostArchitecture,
-                interrupts: context.interrupts, schemeTargets: config.schemeTestTargets?[scheme])
+                interrupts: context.interrupts, schemeTargets: config.schemeTestTargets?[scheme],
+                codeCoverage: arguments.enableCodeCoverage)
         }
     }
 

@@ -1,10 +1,10 @@
-/// The emulated `xcrun`: runs `simctl`, `xcodebuild` and `xcresulttool` (after xcrun's own options), answers
+/// The emulated `xcrun`: runs `simctl`, `xcodebuild`, `xcresulttool` and `xccov` (after xcrun's own options), answers
 /// `--version` and `--find`, and refuses other tools with xcrun's message.
 struct Xcrun {
     let context: EmulatorContext
 
     /// Tools this emulator provides behind `xcrun`.
-    static let tools = ["simctl", "xcodebuild", "xcresulttool"]
+    static let tools = ["simctl", "xcodebuild", "xcresulttool", "xccov"]
 
     func run(_ arguments: [String]) -> Int32 {
         var rest = arguments[...]

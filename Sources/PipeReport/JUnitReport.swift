@@ -16,6 +16,9 @@ import PipeCore
 ///   infrastructure, plugin-error), `<skipped>` for layers that did not run to the end or await a sign-off. That
 ///   way the report never shows a green suite for a layer that did not pass.
 /// - `<properties>` carry the outcome, the gate, the exit and the evidence, for readers that show them.
+/// - A test's attachments (screenshots brought back from the host) are `[[ATTACHMENT|path]]` lines in its
+///   `<system-out>`, the form Jenkins' JUnit Attachments plugin and GitLab read; paths are relative to the
+///   project folder, as in the run record.
 ///
 /// Output is a pure function of its input: the same record gives the same bytes.
 public enum JUnitReport {
@@ -74,7 +77,7 @@ public enum JUnitReport {
             var counts = Counts()
             counts.time = layer.seconds
             var cases = ""
-            for test in layer.tests { cases += testCase(test, layer: layer.record.name, counts: &counts) }
+            for test in layer.tests { cases += testCase(test, layer: layer.record, counts: &counts) }
             if !layer.outcomeIsExplainedByTests { cases += outcomeCase(layer, counts: &counts) }
 
             var xml = "  <testsuite name=\"\(attribute(layer.record.name))\"" + counts.attributes
@@ -109,8 +112,11 @@ public enum JUnitReport {
             return xml + "    </properties>\n"
         }
 
-        private func testCase(_ test: ReportedTest, layer: String, counts: inout Counts) -> String {
+        private func testCase(_ test: ReportedTest, layer record: RunRecord.LayerRecord, counts: inout Counts)
+            -> String
+        {
             counts.tests += 1
+            let layer = record.name
             let (suite, name) = test.suiteAndName
             let classname = suite.map { "\(layer).\($0.replacingOccurrences(of: "/", with: "."))" } ?? layer
             var head = "    <testcase classname=\"\(attribute(classname))\" name=\"\(attribute(name))\""
@@ -135,6 +141,11 @@ public enum JUnitReport {
                     ?? "      <skipped/>\n"
             case .passed, .expectedFailure:
                 for earlier in test.earlierFailures { body += rerunElement("flakyFailure", earlier) }
+            }
+            let attachments = AttachmentFacts.artifacts(of: test.result.identifier, in: record)
+            if !attachments.isEmpty {
+                let lines = attachments.map { "[[ATTACHMENT|\($0.path)]]\n" }.joined()
+                body += "      <system-out>\(content(lines))</system-out>\n"
             }
             return body.isEmpty ? head + "/>\n" : head + ">\n" + body + "    </testcase>\n"
         }

@@ -3,7 +3,8 @@ import PipeCore
 
 /// A run as Markdown short enough for a pull-request comment or a chat message: the verdict, a table of layers,
 /// the failures with message and location, the flaky tests, each layer's classification with its evidence, the
-/// sign-offs still pending, and where the artifacts are.
+/// sign-offs still pending, line coverage per target, and where the artifacts are (a failing test's attachments
+/// beside its failure).
 ///
 /// Text from the run (test names, messages, paths, evidence) is put in code spans and blocks, so it never turns
 /// into markup. Long lists are cut (`failureLimit`); the JUnit report and the run record have everything.
@@ -18,8 +19,10 @@ public enum MarkdownSummary {
     ///   - record: the run record.
     ///   - earlierRuns: per layer, results of runs before the final ones (they make passing tests flaky).
     ///   - redactor: applied to every string taken from the run.
+    ///   - coverageBefore: per layer, the coverage of the last earlier run of the same branch, for the change.
     public static func render(
-        _ record: RunRecord, earlierRuns: [String: [TestCaseResult]] = [:], redactor: SecretRedactor = .none
+        _ record: RunRecord, earlierRuns: [String: [TestCaseResult]] = [:], redactor: SecretRedactor = .none,
+        coverageBefore: [String: [CoverageFacts.Target]] = [:]
     ) -> String {
         let redacted = Redacted(redactor: redactor)
         let layers = ReportedLayer.layers(of: record, earlierRuns: earlierRuns)
@@ -33,6 +36,7 @@ public enum MarkdownSummary {
         text += flaky(layers, redacted)
         text += classification(layers, redacted)
         text += pending(layers, record: record, redacted)
+        text += coverage(layers, before: coverageBefore, redacted)
         text += artifacts(layers, record: record, redacted)
         return text
     }
@@ -92,16 +96,24 @@ public enum MarkdownSummary {
 
     private static func failures(_ layers: [ReportedLayer], _ redacted: Redacted) -> String {
         let failed = layers.flatMap { layer in
-            layer.tests.filter { $0.result.status == .failed }.map { (layer.record.name, $0.result) }
+            layer.tests.filter { $0.result.status == .failed }.map { (layer.record, $0.result) }
         }
         guard !failed.isEmpty else { return "" }
         var text = "#### Failures\n\n"
         for (layer, result) in failed.prefix(failureLimit) {
-            var line = "- **\(redacted.plain(layer))** · \(redacted.code(result.identifier))"
+            var line = "- **\(redacted.plain(layer.name))** · \(redacted.code(result.identifier))"
             if let location = result.failureLocation { line += " at \(redacted.code(location))" }
             text += line + "\n"
             if let message = result.failureMessage {
                 text += MarkdownText.block(redacted.text(message), indent: 2)
+            }
+            for attachment in AttachmentFacts.artifacts(of: result.identifier, in: layer) {
+                text += "  - attached: " + redacted.code(attachment.path)
+                // Only the bytes say what a file is; a type from its name is marked as claimed.
+                let claimed = attachment.attachment.map { "claimed \(redacted.plain($0.claimedType))" } ?? "a file"
+                text += " (" + (attachment.attachment?.detectedType ?? claimed)
+                text += attachment.bytes.map { ", \(ByteCount.text($0))" } ?? ""
+                text += ")\n"
             }
         }
         if failed.count > failureLimit {
@@ -158,6 +170,35 @@ public enum MarkdownSummary {
         return text + "\n"
     }
 
+    /// Each layer's measured targets, with the change against the branch's last run where it measured them too.
+    private static func coverage(
+        _ layers: [ReportedLayer], before: [String: [CoverageFacts.Target]], _ redacted: Redacted
+    ) -> String {
+        let measured = layers.map { ($0.record.name, CoverageFacts.targets(of: $0.record)) }.filter { !$0.1.isEmpty }
+        guard !measured.isEmpty else { return "" }
+        var text = "#### Coverage\n\n| Layer | Target | Lines | Covered | Change |\n|---|---|---|---|---|\n"
+        for (layer, targets) in measured {
+            for target in targets {
+                let earlier = before[layer]?.first { $0.name == target.name }
+                let cells = [
+                    redacted.plain(layer), redacted.code(target.name),
+                    "\(target.coveredLines) / \(target.executableLines)", String(format: "%.1f%%", target.percent),
+                    earlier.map { change(target.percent - $0.percent) } ?? "—",
+                ]
+                text += "| " + cells.map(MarkdownText.cell).joined(separator: " | ") + " |\n"
+            }
+        }
+        return text + "\n"
+    }
+
+    /// `+1.2 pp`, `−0.5 pp`, `±0 pp`: percentage points, rounded to a tenth.
+    public static func change(_ points: Double) -> String {
+        let rounded = (points * 10).rounded() / 10
+        if rounded == 0 { return "±0 pp" }
+        return (rounded > 0 ? "+" : "−") + String(format: "%.1f pp", abs(rounded))
+    }
+
+    /// Each layer's artifacts; attachments are counted here, since the failures list them beside their test.
     private static func artifacts(_ layers: [ReportedLayer], record: RunRecord, _ redacted: Redacted) -> String {
         let perLayer = layers.compactMap { layer -> (String, [ArtifactRecord])? in
             let artifacts = layer.record.attempts.flatMap(\.artifacts)
@@ -167,10 +208,12 @@ public enum MarkdownSummary {
         var text = "#### Artifacts\n\n"
         for (layer, artifacts) in perLayer {
             text += "- **\(redacted.plain(layer))**: "
-            text +=
-                artifacts.map { artifact in
-                    redacted.code(artifact.path) + (artifact.bytes.map { " (\(ByteCount.text($0)))" } ?? "")
-                }.joined(separator: ", ") + "\n"
+            var parts = artifacts.filter { $0.kind != .attachment }.map { artifact in
+                redacted.code(artifact.path) + (artifact.bytes.map { " (\(ByteCount.text($0)))" } ?? "")
+            }
+            let attachments = artifacts.filter { $0.kind == .attachment }.count
+            if attachments > 0 { parts.append("\(attachments) attachment\(attachments == 1 ? "" : "s")") }
+            text += parts.joined(separator: ", ") + "\n"
         }
         return text + "\n"
     }

@@ -22,16 +22,20 @@ public enum RunReports {
     ///     all there is.
     ///   - folder: `artifacts/<run id>/`.
     ///   - redactor: secrets to keep out of the files.
+    ///   - coverageBefore: per layer, the coverage of the branch's last earlier run, for the summary's change.
     @discardableResult
     public static func write(
         record: RunRecord, earlierRuns: [String: [TestCaseResult]] = [:], to folder: URL,
-        redactor: SecretRedactor = .none
+        redactor: SecretRedactor = .none, coverageBefore: [String: [CoverageFacts.Target]] = [:]
     ) throws -> [URL] {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let junit = folder.appendingPathComponent(FileName.junit)
         let markdown = folder.appendingPathComponent(FileName.markdown)
         try writeAtomically(JUnitReport.render(record, earlierRuns: earlierRuns, redactor: redactor), to: junit)
-        try writeAtomically(MarkdownSummary.render(record, earlierRuns: earlierRuns, redactor: redactor), to: markdown)
+        try writeAtomically(
+            MarkdownSummary.render(
+                record, earlierRuns: earlierRuns, redactor: redactor, coverageBefore: coverageBefore),
+            to: markdown)
         return [junit, markdown]
     }
 

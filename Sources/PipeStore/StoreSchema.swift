@@ -377,6 +377,12 @@ enum StoreSchema {
                 """),
         Migration(
             version: 10,
+            summary: "what an attachment artifact holds and whose test it is (ArtifactRecord.attachment)",
+            sql: """
+                ALTER TABLE artifacts ADD COLUMN attachment TEXT CHECK (attachment IS NULL OR json_valid(attachment));
+                """),
+        Migration(
+            version: 11,
             summary: "the controllers serving a store that admits several (PostgreSQL), with their heartbeats",
             sql: """
                 CREATE TABLE controllers (

@@ -359,6 +359,11 @@ enum PostgresStoreSchema {
         Migration(
             version: 10,
             sql: """
+                ALTER TABLE artifacts ADD COLUMN attachment TEXT CHECK (attachment IS NULL OR attachment::json IS NOT NULL);
+                """),
+        Migration(
+            version: 11,
+            sql: """
                 CREATE TABLE controllers (
                     owner_host TEXT NOT NULL,
                     owner_pid BIGINT NOT NULL,

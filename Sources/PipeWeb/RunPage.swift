@@ -158,7 +158,7 @@ public struct WebCoverageRow: Sendable, Equatable, Encodable {
 }
 
 /// What the run record holds beyond the core fields (attachments, coverage), read by the functions the caller
-/// gives; the defaults find none.
+/// gives; the defaults read what the xcodebuild-test plugin records (`AttachmentFacts`, `CoverageFacts`).
 public struct WebRunExtras: Sendable {
     /// Paths (relative to the project folder) of images attached to a failing test; only those whose bytes are
     /// PNG or JPEG are shown.
@@ -166,10 +166,28 @@ public struct WebRunExtras: Sendable {
     public var coverage: @Sendable (RunRecord) -> [WebCoverageRow]
 
     public init(
-        images: @escaping @Sendable (RunRecord.LayerRecord, TestCaseResult) -> [String] = { _, _ in [] },
-        coverage: @escaping @Sendable (RunRecord) -> [WebCoverageRow] = { _ in [] }
+        images: @escaping @Sendable (RunRecord.LayerRecord, TestCaseResult) -> [String] = recordedImages,
+        coverage: @escaping @Sendable (RunRecord) -> [WebCoverageRow] = recordedCoverage
     ) {
         self.images = images
         self.coverage = coverage
+    }
+
+    /// The test's attachments whose bytes were PNG or JPEG when they came back (the page checks them again).
+    @Sendable public static func recordedImages(_ layer: RunRecord.LayerRecord, _ test: TestCaseResult) -> [String] {
+        AttachmentFacts.artifacts(of: test.identifier, in: layer).filter { $0.attachment?.detectedType != nil }
+            .map(\.path)
+    }
+
+    /// Each layer's measured targets; a target is named with its layer when more than one layer measured any.
+    @Sendable public static func recordedCoverage(_ record: RunRecord) -> [WebCoverageRow] {
+        let measured = record.layers.map { ($0.name, CoverageFacts.targets(of: $0)) }.filter { !$0.1.isEmpty }
+        return measured.flatMap { layer, targets in
+            targets.map {
+                WebCoverageRow(
+                    target: measured.count > 1 ? "\(layer) · \($0.name)" : $0.name, coveredLines: $0.coveredLines,
+                    executableLines: $0.executableLines)
+            }
+        }
     }
 }

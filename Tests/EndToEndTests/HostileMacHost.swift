@@ -4,7 +4,8 @@ import XCTest
 
 /// An emulated Mac that sends what no honest Mac sends: a login of its own (what it plants cannot reach the other
 /// hosts' account), and a `tar`, an `xcrun` and an `xcodebuild` of its own that answer with the payload named by `plant(_:)`:
-/// `device`, `escape` and `setuid` archives for a pull-back, an `endless-simctl` listing, a `noisy-log` test run.
+/// `device`, `escape` and `setuid` archives for a pull-back, an `endless-simctl` listing, a `noisy-log` test run,
+/// `hostile-attachments` beside a bundle.
 final class HostileMacHost {
     let host: EmulatedMacHost
     private let state: TemporaryDirectory
@@ -18,7 +19,7 @@ final class HostileMacHost {
         let scripts = [
             ("tar", Self.hostileTar(modeFile: modeFile)), ("xcrun", Self.hostileXcrun(modeFile: modeFile)),
             ("xcodebuild", Self.noisyXcodebuild(modeFile: modeFile)),
-            ("corpus-filter.py", Self.corpusFilter),
+            ("corpus-filter.py", Self.corpusFilter), ("hostile-attachments.py", Self.hostileAttachments),
         ]
         for (name, text) in scripts {
             let url = tools.appending(name)
@@ -54,7 +55,7 @@ final class HostileMacHost {
         tools.remove()
     }
 
-    /// A `tar` that, while `modeFile` names a payload, answers `tar -cf - -C <parent> ./<item>` with a hostile
+    /// A `tar` that, while `modeFile` names one of its payloads, answers `tar -cf - -C <parent> ./<item>` with a hostile
     /// archive of that item (built header by header by Python's tarfile, never with mknod); bsdtar otherwise.
     private static func hostileTar(modeFile: URL) -> String {
         """
@@ -65,7 +66,7 @@ final class HostileMacHost {
             mode = open(\(pythonQuoted(modeFile.path))).read().strip()
         except OSError:
             mode = ""
-        if not mode or not args or not args[0].startswith("-c") or "-C" not in args:
+        if mode not in ("device", "escape", "setuid") or not args or not args[0].startswith("-c") or "-C" not in args:
             os.execv("/usr/bin/bsdtar", ["tar"] + args)
         item = args[-1][2:] if args[-1].startswith("./") else args[-1]
         out = tarfile.open(fileobj=sys.stdout.buffer, mode="w|", format=tarfile.PAX_FORMAT)
@@ -102,9 +103,36 @@ final class HostileMacHost {
                 \(modeFile.deletingLastPathComponent().appendingPathComponent("corpus.json").path) "$@"
             exit
         fi
+        if [ "$(cat \(modeFile.path) 2>/dev/null)" = hostile-attachments ] && [ "$1 $2" = "xcresulttool export" ]; then
+            "${0%/*}/pipe-mac-emulator" xcrun "$@" || exit
+            exec /usr/bin/python3 "${0%/*}/hostile-attachments.py" "$@"
+        fi
         exec "${0%/*}/pipe-mac-emulator" xcrun "$@"
         """
     }
+
+    /// Adds to what the emulator's `export attachments` wrote: a name that climbs out (`../escaped.png`, with a file
+    /// there), a link, a file past the size limit, and 30 more screenshots than anyone keeps, all in the manifest.
+    private static let hostileAttachments = """
+        import json, os, sys
+        out = sys.argv[sys.argv.index("--output-path") + 1]
+        manifest = json.load(open(os.path.join(out, "manifest.json")))
+        def entry(name, failure=True):
+            return {"exportedFileName": name, "suggestedHumanReadableName": name, "isAssociatedWithFailure": failure,
+                    "timestamp": 1733211120.5}
+        extra = [entry("../escaped.png"), entry("link.png"), entry("big.png")]
+        open(os.path.join(out, "..", "escaped.png"), "wb").write(b"escaped")
+        os.symlink("manifest.json", os.path.join(out, "link.png"))
+        with open(os.path.join(out, "big.png"), "wb") as big:
+            big.truncate(9 << 20)
+        png = open(os.path.join(out, manifest[0]["attachments"][0]["exportedFileName"]), "rb").read()
+        for index in range(30):
+            name = "extra-%02d.png" % index
+            open(os.path.join(out, name), "wb").write(png)
+            extra.append(entry(name, failure=False))
+        manifest[0]["attachments"] += extra
+        json.dump(manifest, open(os.path.join(out, "manifest.json"), "w"), indent=2)
+        """
 
     /// Adds the corpus to what the emulator's `simctl list -j` and `xcresulttool … summary` answered: devices named
     /// after each string and devices whose UDID is one, and a test failure named and worded after each.

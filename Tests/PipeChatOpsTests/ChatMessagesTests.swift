@@ -59,4 +59,23 @@ final class ChatMessagesTests: XCTestCase {
         XCTAssertTrue(text.contains("app-intents @ feature/&lt;b&gt;&amp;co · running"), text)
         XCTAssertFalse(text.contains("<b>"))
     }
+
+    /// The merge gate's summary carries the failure's screenshot path and the coverage table; the status the
+    /// coverage per layer.
+    func testCoverageAndAttachmentsReachTheChat() {
+        var run = record(status: .finished, exitCode: 1, layers: [("logic", .merge, .testsFailed)])
+        var attempt = RunRecord.AttemptRecord(attempt: 1, startedAt: "2026-11-29T14:03:12Z")
+        attempt.facts = ["coverage.Reader.app": "145/200"]
+        var screenshot = ArtifactRecord(kind: .attachment, path: "artifacts/r/logic/shot.png", bytes: 73)
+        screenshot.attachment = AttachmentFacts(
+            testIdentifier: "S/t()", name: "shot", claimedType: "image/png", detectedType: "image/png",
+            associatedWithFailure: true)
+        attempt.artifacts = [screenshot]
+        run.layers[0].attempts = [attempt]
+        run.layers[0].tests = [TestCaseResult(identifier: "S/t()", status: .failed, failureMessage: "boom")]
+        let summary = ChatMessages.mergeGate(run)
+        XCTAssertTrue(summary.contains("attached: `artifacts/r/logic/shot.png` (image/png, 73 B)"), summary)
+        XCTAssertTrue(summary.contains("| logic | `Reader.app` | 145 / 200 | 72.5% | — |"), summary)
+        XCTAssertTrue(ChatMessages.status(run).contains("· coverage `Reader.app` 72.5%"), ChatMessages.status(run))
+    }
 }

@@ -109,4 +109,32 @@ final class RealModeTests: XCTestCase {
             third.stdout)
         XCTAssertFalse(third.stdout.contains("Test Case '"))
     }
+
+    /// `-enableCodeCoverage YES` in real mode: an instrumented build (one more cold build) whose run xccov reports
+    /// from llvm-cov's export: the package's sources and its test bundle, nothing the package manager generated.
+    func testRealRunMeasuresCoverageForXccov() throws {
+        let host = try EmulatorHarness()
+        try host.changeConfig { config in
+            config["mode"] = "real"
+            config["sharedSchemes"] = ["Tiny"]
+        }
+        let package = try host.copyFixture("tiny-package")
+        let run = host.run(
+            "xcodebuild",
+            [
+                "test", "-scheme", "Tiny", "-destination",
+                "platform=iOS Simulator,id=\(EmulatorHarness.iPhone15OnIOS17)", "-resultBundlePath", "c.xcresult",
+                "-enableCodeCoverage", "YES",
+            ], in: package)
+        XCTAssertEqual(run.status, 65, run.stdout + run.stderr)
+        let report = host.run("xcrun", ["xccov", "view", "--report", "--json", package.path + "/c.xcresult"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        let targets = try XCTUnwrap(EmulatorHarness.json(report.stdout)["targets"] as? [[String: Any]])
+        XCTAssertEqual(targets.map { $0["name"] as? String }, ["Tiny.framework", "TinyTests.xctest"])
+        XCTAssertEqual(targets[0]["coveredLines"] as? Int, targets[0]["executableLines"] as? Int, "both tests call it")
+        XCTAssertGreaterThan(targets[0]["executableLines"] as? Int ?? 0, 0)
+        XCTAssertFalse(
+            FileManager.default.fileExists(atPath: package.appendingPathComponent("default.profraw").path),
+            "no profile is left in the workspace")
+    }
 }

@@ -61,7 +61,9 @@ final class ReportWriterTests: XCTestCase {
         XCTAssertEqual(suites["release-notes"]?.cases.map(\.children), [[]])
         // A flaky test is one passing test case with its earlier failure; one that failed twice has both.
         XCTAssertEqual(suites["intents"]?.cases.map(\.children), [["flakyFailure", "stackTrace"]])
-        XCTAssertEqual(suites["ui"]?.cases.map(\.children), [["failure", "rerunFailure", "stackTrace"]])
+        XCTAssertEqual(
+            suites["ui"]?.cases.map(\.children), [["failure", "rerunFailure", "stackTrace", "system-out"]],
+            "its screenshots")
         XCTAssertEqual(suites["logic"]?.cases.count, 4, "no layer-outcome case when the tests tell the outcome")
         XCTAssertEqual(suites["ui"]?.cases.first?.attributes["classname"], "ui.Outer.Inner")
         XCTAssertEqual(suites["ui"]?.cases.first?.attributes["name"], "testRender()")

@@ -15,6 +15,18 @@ enum SampleRecords {
         parameters: ["scheme": "Reader"], udid: simulator.udid, host: "mac-1", requestedBy: "alice",
         reason: "nightly", trigger: "cli")
 
+    /// A failing test's screenshot, with every attachment fact set.
+    static var screenshot: ArtifactRecord {
+        var artifact = ArtifactRecord(
+            kind: .attachment,
+            path: "artifacts/20261129-140312-7f3a/logic/R.xcresult.evidence/attachments/0F3C2A44.png", bytes: 73,
+            sha256: String(repeating: "cd", count: 32))
+        artifact.attachment = AttachmentFacts(
+            testIdentifier: "ReadingIDTests/testEmpty()", name: "empty_0_0F3C2A44.png", claimedType: "image/png",
+            detectedType: "image/png", associatedWithFailure: true)
+        return artifact
+    }
+
     static func everyField() -> RunRecord {
         let attempt = RunRecord.AttemptRecord(
             attempt: 1, outcome: .testsFailed, evidence: ["exit 65", "** TEST FAILED **"], exit: "65",
@@ -24,7 +36,8 @@ enum SampleRecords {
             artifacts: [
                 ArtifactRecord(
                     kind: .log, path: "artifacts/20261129-140312-7f3a/logic/xcodebuild.log", bytes: 12_345,
-                    sha256: String(repeating: "ab", count: 32))
+                    sha256: String(repeating: "ab", count: 32)),
+                screenshot,
             ])
         var layer = RunRecord.LayerRecord(
             name: "logic", plugin: "xcodebuild-test", gate: .merge, needs: ["build"], outcome: .testsFailed,
@@ -76,6 +89,27 @@ extension SampleRecords {
                 startedAt: "2026-11-29T14:0\(number):00.000Z", durationSeconds: seconds,
                 artifacts: artifacts.map { ArtifactRecord(kind: .log, path: $0, bytes: 2_048_000) })
         }
+        /// Coverage as the xcodebuild-test plugin records it, one target with hostile markup in its name.
+        func covered(_ attempt: RunRecord.AttemptRecord) -> RunRecord.AttemptRecord {
+            var attempt = attempt
+            attempt.facts["coverage.Reader.app"] = "145/200"
+            attempt.facts["coverage.Markup|<b>.framework"] = "1/3"
+            return attempt
+        }
+        /// A screenshot tied to the failing test, and one whose name claims PNG but whose bytes are not.
+        func withScreenshot(_ attempt: RunRecord.AttemptRecord) -> RunRecord.AttemptRecord {
+            var attempt = attempt
+            for (file, detected) in [("A1B2.png", "image/png"), ("C3D4.png", nil)] {
+                var artifact = ArtifactRecord(
+                    kind: .attachment, path: "artifacts/r/ui/R.xcresult.evidence/attachments/\(file)", bytes: 73,
+                    sha256: String(repeating: "ab", count: 32))
+                artifact.attachment = AttachmentFacts(
+                    testIdentifier: "Outer/Inner/testRender()", name: "render_0_\(file)", claimedType: "image/png",
+                    detectedType: detected, associatedWithFailure: true)
+                attempt.artifacts.append(artifact)
+            }
+            return attempt
+        }
         let hardMessage =
             "XCTAssertEqual failed: (\"<a & b>\") is not equal to (\"`c` | d\")\nsecond line\u{07} token s3cr3t"
         let layers = [
@@ -83,7 +117,8 @@ extension SampleRecords {
                 name: "logic", plugin: "xcodebuild-test", gate: .merge, outcome: .passed,
                 evidence: ["exit 0", "** TEST SUCCEEDED ** [3.210 sec]"],
                 attempts: [
-                    attempt(1, .passed, exit: "0", seconds: 3.5, artifacts: ["artifacts/r/logic/xcodebuild.log"])
+                    covered(
+                        attempt(1, .passed, exit: "0", seconds: 3.5, artifacts: ["artifacts/r/logic/xcodebuild.log"]))
                 ],
                 tests: [
                     TestCaseResult(identifier: "ReadingIDTests/testTrims()", status: .passed, durationSeconds: 0.001),
@@ -103,7 +138,7 @@ extension SampleRecords {
             RunRecord.LayerRecord(
                 name: "ui", plugin: "xcodebuild-test", gate: .merge, outcome: .testsFailed,
                 evidence: ["exit 65", "** TEST FAILED **"],
-                attempts: [attempt(1, .testsFailed, exit: "65", seconds: 9)],
+                attempts: [withScreenshot(attempt(1, .testsFailed, exit: "65", seconds: 9))],
                 tests: [
                     TestCaseResult(
                         identifier: "Outer/Inner/testRender()", status: .failed, durationSeconds: 1.25,

@@ -74,8 +74,8 @@ final class PipelineErrorTests: XCTestCase {
             SpecFixtures.errors("layers:\n  ui: { plugin: shell, run: x, colour: red }\n"),
             [
                 "pipelines/test.yml:2:32: error: layers.ui.colour: unknown key; expected one of 'artifact-limit', "
-                    + "'build-cache', 'clean', 'gate', 'log-limit', 'needs', 'plugin', 'retry', 'run', 'secrets' or "
-                    + "'timeout'"
+                    + "'build-cache', 'clean', 'coverage', 'gate', 'log-limit', 'needs', 'plugin', 'retry', 'run', 'secrets' "
+                    + "or 'timeout'"
             ])
     }
 

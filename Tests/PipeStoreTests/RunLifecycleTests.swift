@@ -70,6 +70,7 @@ final class RunLifecycleTests: StoreTestCase {
             ArtifactRecord(
                 kind: .resultBundle, path: "artifacts/\(runID)/unit/attempt-2/Reader.xcresult", bytes: 81920,
                 sha256: String(repeating: "ab", count: 32)),
+            screenshot(runID),
         ]
         try store.finishAttempt(second, runID: runID, layer: "unit")
         try store.finishLayer(
@@ -106,7 +107,8 @@ final class RunLifecycleTests: StoreTestCase {
         XCTAssertEqual(try StoreFixtures.json(stored.record), try StoreFixtures.json(expected))
         XCTAssertEqual(stored.owner, RunOwner.current())
         XCTAssertEqual(stored.runArtifacts, [summary])
-        XCTAssertEqual(stored.allArtifacts.count, 4)
+        XCTAssertEqual(stored.allArtifacts.count, 5)
+        XCTAssertEqual(stored.allArtifacts.compactMap(\.attachment), [screenshot(runID).attachment], "kept whole")
         XCTAssertEqual(stored.layerTimes["unit"]?.startedAt, start.addingTimeInterval(10))
         XCTAssertEqual(stored.layerTimes["unit"]?.finishedAt, start.addingTimeInterval(100))
         XCTAssertEqual(stored.layerTimes["ui"]?.startedAt, nil, "a skipped layer never began")
@@ -251,5 +253,16 @@ final class RunLifecycleTests: StoreTestCase {
             XCTAssertEqual($0 as? RunIDLookupError, .notFound("1999"))
         }
         XCTAssertEqual(try store.runIDs(withPrefix: "2026*", limit: 10), [], "pattern characters match nothing")
+    }
+
+    /// A failing test's screenshot with its facts, which the store keeps with the artifact.
+    private func screenshot(_ runID: String) -> ArtifactRecord {
+        var artifact = ArtifactRecord(
+            kind: .attachment, path: "artifacts/\(runID)/unit/attempt-2/R.xcresult.evidence/attachments/A1.png",
+            bytes: 73, sha256: String(repeating: "cd", count: 32))
+        artifact.attachment = AttachmentFacts(
+            testIdentifier: "IntentTests/testPerform()", name: "screen_0_A1.png", claimedType: "image/png",
+            detectedType: "image/png", associatedWithFailure: true)
+        return artifact
     }
 }

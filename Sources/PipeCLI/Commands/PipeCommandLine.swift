@@ -32,6 +32,7 @@ public enum PipeCommandLine {
             CommandGroup("CHAT", [ChatOpsCommand.spec]),
             CommandGroup("WEB PAGE", [WebCommand.spec]),
             CommandGroup("FORGES", [ForgeCommand.spec]),
+            CommandGroup("DOCUMENTATION", [ManCommand.spec]),
         ],
         sections: [
             HelpSection(
@@ -85,6 +86,7 @@ public enum PipeCommandLine {
                 case ["gate"]: return try GateCommand.execute(context)
                 case ["controller"]: return try ControllerCommand.execute(context)
                 case ["enqueue"]: return try EnqueueCommand.execute(context)
+                case ["man"]: return try ManCommand.execute(context)
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 case let hosts where hosts.first == "hosts": return try HostsCommand.execute(hosts, context)
                 case let sims where sims.first == "sims": return try SimsCommand.execute(sims, context)

@@ -90,7 +90,7 @@ enum RunLauncher {
             connector: connector ?? SSHHostConnector(environment: environment), inspector: AppleHostInspector(),
             plugins: plugins(for: request, environment: environment), hosts: hosts, events: events,
             cancellation: cancellation, store: store)
-        engine.reports = StandardReports()
+        engine.reports = StandardReports(store: store)
         return engine
     }
 

@@ -84,6 +84,10 @@ public enum ChatMessages {
         for layer in record.layers {
             text += "\n• \(ChatText.plain(layer.name)) (\(layer.gate.rawValue)): \(layer.outcome?.rawValue ?? "—")"
             if let first = layer.evidence.first, layer.outcome != .passed { text += " — \(ChatText.plain(first))" }
+            let coverage = CoverageFacts.targets(of: layer).map {
+                "\(ChatText.code($0.name)) " + String(format: "%.1f%%", $0.percent)
+            }
+            if !coverage.isEmpty { text += " · coverage " + coverage.joined(separator: ", ") }
         }
         if let problem = record.problem { text += "\n> \(ChatText.plain(problem))" }
         return text

@@ -134,6 +134,8 @@ public struct LayerSpec: Sendable, Equatable {
     public var logLimitBytes: Int64 = LayerLog.defaultLimitBytes
     /// The most its pulled-back artifacts may hold (`artifact-limit`).
     public var artifactLimitBytes: Int64 = LayerSpec.defaultArtifactLimitBytes
+    /// Code coverage to measure and hold to a minimum (`coverage:`); `nil` leaves it off.
+    public var coverage: CoverageRequirement?
     /// Build from nothing: the layer's build cache is wiped before it builds (`clean: true`).
     public var clean = false
     /// Build in the host's build cache of the run's identity (`build-cache:`, true by default); `false` builds in

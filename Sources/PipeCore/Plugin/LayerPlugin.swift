@@ -217,6 +217,10 @@ public struct ArtifactRecord: Sendable, Equatable, Codable {
         case resultBundle = "result-bundle"
         case summaryJSON = "summary-json"
         case checklist
+        /// A file a test attached (a screenshot), exported from the bundle on the host; `attachment` says whose.
+        case attachment
+        /// `xccov view --report --json` of the bundle.
+        case coverage
         case other
     }
 
@@ -225,6 +229,8 @@ public struct ArtifactRecord: Sendable, Equatable, Codable {
     public var path: String
     public var bytes: Int64?
     public var sha256: String?
+    /// For `.attachment`: the test it belongs to and what it holds.
+    public var attachment: AttachmentFacts?
 
     public init(kind: Kind, path: String, bytes: Int64? = nil, sha256: String? = nil) {
         self.kind = kind

@@ -10,7 +10,8 @@ struct PipelineDecoder {
         "layers",
     ]
     static let layerKeys = [
-        "plugin", "gate", "needs", "timeout", "retry", "secrets", "log-limit", "artifact-limit", "clean", "build-cache",
+        "plugin", "gate", "needs", "timeout", "retry", "secrets", "log-limit", "artifact-limit", "coverage", "clean",
+        "build-cache",
     ]
     static let retryKeys = ["infrastructure", "timed-out", "tests", "backoff"]
     static let platforms = ["iOS", "tvOS", "watchOS", "visionOS"]
@@ -502,6 +503,7 @@ struct PipelineDecoder {
             retry: decodeRetry(layer), secrets: secrets.map(\.text), shellParameters: shellParameters)
         if let logLimit { spec.logLimitBytes = logLimit }
         if let artifactLimit { spec.artifactLimitBytes = artifactLimit }
+        spec.coverage = decodeCoverage(layer, plugin: kind)
         if let clean { spec.clean = clean }
         if let buildCache { spec.buildCache = buildCache }
         if clean == true, buildCache == false, let node = layer.value("clean") {

@@ -181,10 +181,17 @@ extension RelationalRunStore {
     func artifacts(_ db: any StoreDatabase, _ condition: String, _ values: [any StoreBindable]) throws
         -> [ArtifactRecord]
     {
-        try db.query("SELECT kind, path, bytes, sha256 FROM artifacts WHERE \(condition) ORDER BY id", values) { row in
-            ArtifactRecord(
-                kind: try decode(ArtifactRecord.Kind.self, row.text(0), "the kind of artifact \(row.text(1) ?? "")"),
-                path: row.text(1) ?? "", bytes: row.int64(2), sha256: row.text(3))
+        try db.query(
+            "SELECT kind, path, bytes, sha256, attachment FROM artifacts WHERE \(condition) ORDER BY id", values
+        ) { row in
+            let path = row.text(1) ?? ""
+            var artifact = ArtifactRecord(
+                kind: try decode(ArtifactRecord.Kind.self, row.text(0), "the kind of artifact \(path)"),
+                path: path, bytes: row.int64(2), sha256: row.text(3))
+            artifact.attachment = try row.text(4).map {
+                try json(AttachmentFacts.self, $0, "the attachment facts of artifact \(path)")
+            }
+            return artifact
         }
     }
 

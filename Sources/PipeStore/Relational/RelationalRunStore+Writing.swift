@@ -258,13 +258,15 @@ extension RelationalRunStore {
             if let bytes = artifact.bytes, bytes < 0 {
                 throw StoreError.invalidInput("artifact \(artifact.path) of run \(runID) has a negative size \(bytes)")
             }
+            let attachment = try artifact.attachment.map(StoreJSON.encode)
             try db.execute(
                 """
-                INSERT INTO artifacts (run_id, attempt_id, kind, path, bytes, sha256) VALUES (?, ?, ?, ?, ?, ?)
+                INSERT INTO artifacts (run_id, attempt_id, kind, path, bytes, sha256, attachment)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (run_id, path) DO UPDATE SET attempt_id = excluded.attempt_id, kind = excluded.kind,
-                    bytes = excluded.bytes, sha256 = excluded.sha256
+                    bytes = excluded.bytes, sha256 = excluded.sha256, attachment = excluded.attachment
                 """,
-                [runID, attemptID, artifact.kind.rawValue, artifact.path, artifact.bytes, artifact.sha256])
+                [runID, attemptID, artifact.kind.rawValue, artifact.path, artifact.bytes, artifact.sha256, attachment])
         }
     }
 }
