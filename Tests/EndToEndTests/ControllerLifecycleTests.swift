@@ -7,8 +7,15 @@ final class ControllerLifecycleTests: ControllerTestCase {
     func testASecondControllerOnTheSameStoreRefusesNamingTheFirst() throws {
         let project = try controllerProject()
         try writeConfig("limits: {runs: 1}\n", in: project)
+        let health = ["controller", "status", "--config", "controller.yml", "--health"]
+        let unserved = try project.pipe(health)
+        XCTAssertEqual(unserved.exitCode, 1, "no controller yet: \(unserved.combined)")
+        XCTAssertEqual(unserved.stdout, "", "the health check prints nothing")
         let first = try startController(in: project)
         XCTAssertTrue(first.process.isRunning, output(of: first))
+        let served = try project.pipe(health)
+        XCTAssertEqual(served.exitCode, 0, served.combined)
+        XCTAssertEqual(served.stdout, "")
 
         let second = try project.pipe(["controller", "--config", "controller.yml"])
         XCTAssertEqual(second.exitCode, 3, second.combined)
@@ -21,6 +28,7 @@ final class ControllerLifecycleTests: ControllerTestCase {
         let ended = stop(first)
         XCTAssertEqual(ended.exitCode, 0, ended.combined)
         XCTAssertTrue(ended.stdout.contains("lock released"), ended.stdout)
+        XCTAssertEqual(try project.pipe(health).exitCode, 1, "the controller has stopped")
         // Once the first has stopped, a new one starts.
         let third = try startController(in: project)
         XCTAssertTrue(output(of: third).contains("started with"), output(of: third))

@@ -38,6 +38,9 @@ enum ControllerCommand {
             .flag("check", help: "Validate the config file (every problem with file:line:column) and exit."),
             .value("hosts-file", valueName: "path", help: "The hosts file (default: .pipe/hosts.yml)."),
             .flag("json", help: "JSON lines instead of plain lines (status: one JSON object)."),
+            .flag(
+                "health",
+                help: "status: print nothing; exit 0 when a live controller serves the run store, 1 when none does."),
         ])
 
     static func execute(_ context: CommandContext) throws -> Int32 {

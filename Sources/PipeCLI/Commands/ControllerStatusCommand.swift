@@ -26,6 +26,7 @@ enum ControllerStatusCommand {
         let store = try StoreAccess.openWithoutSettling(context, project: project, configured: config?.store)
         StoreAccess.settleInterruptedRuns(store, project: project, console: context.console)
         let status = try Status.gather(store: store, config: config, now: now)
+        if context.arguments.flag("health") { return status.isServed ? 0 : 1 }
         if context.arguments.flag("json") {
             var object = status.json(now: now)
             object["configProblem"] = RunsJSON.orNull(configProblem)
@@ -70,6 +71,16 @@ enum ControllerStatusCommand {
                 watches: (config?.watches ?? []).map { watch in (watch, heads.filter { $0.watch == watch.name }) },
                 otherWatchHeads: heads.filter { !watchNames.contains($0.watch) },
                 outOfRotation: try store.hostHealth(nil).filter { !$0.isInRotation })
+        }
+
+        /// A controller serves the store: the lock's holder is alive on this machine, or (several controllers)
+        /// one heartbeat is younger than the controllers' timeout. A holder on another machine cannot be told.
+        var isServed: Bool {
+            if severalControllers {
+                let timeout = Controller.defaultHeartbeatTimeoutSeconds
+                return controllers.contains { $0.heartbeatAge < timeout }
+            }
+            return lockAlive == .alive
         }
 
         /// The layer a run is in now: the first that began and has not ended.

@@ -35,7 +35,9 @@ public final class Controller: @unchecked Sendable {
     /// each recovery pass, and judges owners on other machines by theirs.
     public var registry: ControllerRegistry?
     /// A heartbeat older than this is a dead controller's.
-    public var heartbeatTimeoutSeconds: Double = 10
+    public var heartbeatTimeoutSeconds: Double = Controller.defaultHeartbeatTimeoutSeconds
+    /// How long a controller's heartbeat stays fresh: it renews it every 2 s.
+    public static let defaultHeartbeatTimeoutSeconds: Double = 10
     private var lastPeerRecovery = Date.distantPast
     /// After this controller's own heartbeat was found stale, no other controller is judged until then.
     private var judgeOthersAfter = Date.distantPast
