@@ -4,7 +4,7 @@ import XCTest
 
 @testable import PipeApple
 
-/// The texts are CoreSimulator's, as the emulator prints them (`Sources/PipeMacEmulator/Simctl.swift`).
+/// The texts are CoreSimulator's, as the emulator prints them (`Sources/PipeMacEmulator/Simulators/Simctl.swift`).
 final class SimulatorBootTests: XCTestCase {
     private let udid = "A1B2C3D4-0000-4000-8000-000000000001"
 
