@@ -40,21 +40,25 @@ public enum BuildCacheEviction {
     /// `$1`: the work folder; `$2`: `evict` or `all`; `$3`: the age limit in minutes; `$4`: the size limit in KiB;
     /// `$5`: `remove` or `measure`; then the names of the caches runs hold. Prints `pipe-build-cache <name>
     /// <bytes>` for each cache removed (or to remove), `pipe-build-cache-busy <name>` for one in use and
-    /// `pipe-build-cache-failed <name>` for one that stayed. Uses only `find`, `du`, `stat -f %m`, `sort`, `awk`.
+    /// `pipe-build-cache-failed <name>` for one that stayed. Uses only `find`, `du`, `stat -f %m`, `sort`, `awk`, and a fixed number
+    /// of them however many caches there are: it runs at the end of every run that used a cache.
     static let script =
         "d=$1; mode=$2; age=$3; max=$4; act=$5; shift 5; case \"$d\" in '~/'*) d=${d#??} ;; esac; "
-        + "[ -d \"$d/cache\" ] || exit 0; cd \"$d/cache\" || exit 1; l=; for c in *; do [ -d \"$c\" ] || continue; "
+        + "[ -d \"$d/cache\" ] || exit 0; cd \"$d/cache\" || exit 1; n=; r=; for c in *; do [ -d \"$c\" ] || continue; "
         + "case \"$c\" in untrusted-*-* | trusted-*-* | release-*-*) ;; *) continue ;; esac; "
         + "case \"$c\" in *[!a-z0-9-]*) continue ;; esac; h=; for x in \"$@\"; do [ \"$x\" != \"$c\" ] || h=1; done; "
         + "if [ -n \"$h\" ] || [ -d \"$c/lock\" ]; then echo \"pipe-build-cache-busy $c\"; continue; fi; "
-        + "r=\"$c/synced\"; [ -e \"$r\" ] || r=\"$c\"; o=0; [ -z \"$(find \"$r\" -prune -mmin \"+$age\" 2>/dev/null)\" ] "
-        + "|| o=1; t=$(stat -f %m \"$r\" 2>/dev/null) || t=0; k=$(du -sk \"$c\" 2>/dev/null | awk '{ print $1 }'); "
-        + "l=\"$l$o ${t:-0} ${k:-0} $c\n\"; done; [ -n \"$l\" ] || exit 0; "
-        + "for c in $(printf '%b' \"$l\" | sort -n -k 2 | awk -v mode=\"$mode\" -v max=\"$max\" "
-        + "'{ o[NR] = $1; k[NR] = $3; n[NR] = $4; s += $3 } END { for (i = 1; i <= NR; i++) "
-        + "if (mode == \"all\" || o[i] == 1) { print n[i]; s -= k[i]; g[i] = 1 } "
-        + "for (i = 1; i <= NR && s > max; i++) if (!g[i]) { print n[i]; s -= k[i] } }'); do "
-        + "k=$(du -sk \"$c\" 2>/dev/null | awk '{ print $1 }'); b=$(( ${k:-0} * 1024 )); "
+        + "n=\"$n $c\"; if [ -e \"$c/synced\" ]; then r=\"$r $c/synced\"; else r=\"$r $c\"; fi; done; "
+        + "[ -n \"$n\" ] || exit 0; "
+        // Names are [a-z0-9-] only, so the lists split safely; a cache's last use is its `synced` mark's time.
+        + "for e in $({ echo '#old'; find $r -prune -mmin \"+$age\"; echo '#size'; du -sk $n; echo '#ref'; "
+        + "printf '%s\\n' $r; echo '#time'; stat -f %m $r; } 2>/dev/null | awk '/^#/ { p = $0; next } "
+        + "{ x = $NF; sub(/\\/synced$/, \"\", x) } p == \"#old\" { o[x] = 1 } p == \"#size\" { k[x] = $1 } "
+        + "p == \"#ref\" { m++; n[m] = x } p == \"#time\" { j++; print $1, o[n[j]] + 0, k[n[j]] + 0, n[j] }' "
+        + "| sort -n -k 1 | awk -v mode=\"$mode\" -v max=\"$max\" '{ o[NR] = $2; k[NR] = $3; n[NR] = $4; s += $3 } "
+        + "END { for (i = 1; i <= NR; i++) if (mode == \"all\" || o[i]) { print n[i] \":\" k[i]; s -= k[i]; g[i] = 1 } "
+        + "for (i = 1; i <= NR && s > max; i++) if (!g[i]) { print n[i] \":\" k[i]; s -= k[i] } }'); "
+        + "do c=${e%%:*}; b=$(( ${e#*:} * 1024 )); "
         + "if [ \"$act\" != remove ]; then echo \"pipe-build-cache $c $b\"; continue; fi; "
         + "mkdir \"$c/lock\" 2>/dev/null || { echo \"pipe-build-cache-busy $c\"; continue; }; "
         + "find \"$c\" -mindepth 1 -maxdepth 1 ! -name lock -exec rm -rf {} +; "

@@ -104,7 +104,7 @@ final class ControllerQueueTests: ControllerTestCase {
         let orphan = try enqueue(project)
         let pipelineFile = project.url.appendingPathComponent("pipelines/app-intents.yml")
         try FileManager.default.moveItem(at: pipelineFile, to: project.url.appendingPathComponent("kept.yml"))
-        waitUntil("the orphan request has failed", timeout: 20) {
+        waitUntil("the orphan request has failed", timeout: 20, context: self.output(of: controller)) {
             output(of: controller).contains("run \(orphan) of app-intents cannot run: no pipeline 'app-intents'")
         }
         try FileManager.default.moveItem(at: project.url.appendingPathComponent("kept.yml"), to: pipelineFile)

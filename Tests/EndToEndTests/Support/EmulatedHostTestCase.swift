@@ -14,12 +14,29 @@ class EmulatedHostTestCase: XCTestCase {
     /// `canned` replays recorded results; `real` compiles and runs the example's tests on the host.
     class var hostMode: String { "canned" }
 
+    /// What the host account's work folders held before the test: the build caches a test leaves stay on the account
+    /// (as on a Mac), and hundreds of them would make every later run's cache eviction scan them all.
+    private var workFolderEntries: Set<String> = []
+
     override func setUpWithError() throws {
         hostState = try TemporaryDirectory(prefix: "pipe-e2e-host")
         host = try EmulatedMacHost(name: "mac-1", stateDirectory: hostState.url)
         var config = try host.readConfig()
         config["mode"] = Self.hostMode
         try host.writeConfig(config)
+        workFolderEntries = Set(hostWorkFolderEntries())
+    }
+
+    /// The build caches in the host account's work folders (`pipe-work*/cache/*`).
+    private func hostWorkFolderEntries() -> [String] {
+        guard let user = host?.user, let entry = getpwnam(user), let directory = entry.pointee.pw_dir else { return [] }
+        let home = String(cString: directory)
+        let files = FileManager.default
+        return ((try? files.contentsOfDirectory(atPath: home)) ?? []).filter { $0.hasPrefix("pipe-work") }.flatMap {
+            folder in
+            let caches = "\(home)/\(folder)/cache"
+            return ((try? files.contentsOfDirectory(atPath: caches)) ?? []).map { "\(caches)/\($0)" }
+        }
     }
 
     override func tearDown() {
@@ -28,6 +45,9 @@ class EmulatedHostTestCase: XCTestCase {
             extra.state.remove()
         }
         extraHosts = []
+        for left in hostWorkFolderEntries() where !workFolderEntries.contains(left) {
+            try? FileManager.default.removeItem(atPath: left)
+        }
         host?.stop()
         hostState?.remove()
         super.tearDown()
@@ -221,17 +241,22 @@ class EmulatedHostTestCase: XCTestCase {
         }
     }
 
-    /// Polls `condition` every 50 ms until it holds; fails the test after `timeout` seconds.
+    /// Polls `condition` every 50 ms until it holds; fails the test after `timeout` seconds, with `context` (what
+    /// the process under test said, say) in the message.
     func waitUntil(
-        _ what: String, timeout: TimeInterval = 60, file: StaticString = #filePath, line: UInt = #line,
-        _ condition: () throws -> Bool
+        _ what: String, timeout: TimeInterval = 60, context: @autoclosure () -> String = "",
+        file: StaticString = #filePath,
+        line: UInt = #line, _ condition: () throws -> Bool
     ) rethrows {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if try condition() { return }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        XCTFail("timed out after \(timeout) s waiting until \(what)", file: file, line: line)
+        let said = String(context().suffix(4000))
+        XCTFail(
+            "timed out after \(timeout) s waiting until \(what)\(said.isEmpty ? "" : "\n" + said)", file: file,
+            line: line)
     }
 
     /// Kills the sshd processes serving this host's open connections, as a network drop would; with
