@@ -10,6 +10,8 @@ struct XcodebuildInvocation {
     var exit: RemoteExit
     var facts: XcodebuildLogFacts
     var tests: [TestCaseResult]
+    /// Failed runs of tests that ran again later in the same log (Xcode's `-retry-tests-on-failure`).
+    var earlierRuns: [TestCaseResult] = []
     var processGroup: RemoteProcessGroup?
 
     /// Runs `command` in the uploaded workspace; the secrets of the layer reach the test process as
@@ -62,7 +64,8 @@ struct XcodebuildInvocation {
         let listed = tests.listedOnly(reading: parser.facts, besides: logged)
         for result in listed { context.events.emit(.testFinished(layer: layerName, result: result)) }
         return XcodebuildInvocation(
-            exit: exit, facts: parser.facts, tests: logged + listed, processGroup: processGroup)
+            exit: exit, facts: parser.facts, tests: logged + listed, earlierRuns: tests.earlierRuns,
+            processGroup: processGroup)
     }
 
     /// Creates a folder on the host (the run's artifacts folder), once per run and host: every layer and the shared

@@ -111,6 +111,22 @@ enum XcodebuildTestOptions {
         return options
     }
 
+    /// Xcode's own retry of failed tests for `retry.tests` (`-retry-tests-on-failure -test-iterations N+1`, Xcode 13
+    /// and later: only the failed tests run again, inside the same xcodebuild); `nil` when the layer retries no test
+    /// or the host's Xcode lacks it (then the engine runs the layer again).
+    static func toolRetries(_ context: LayerContext) -> Int? {
+        guard context.testRetries > 0, let xcode = context.hostXcode, xcode.hasPrefix("Xcode "),
+            let version = NumericVersion(String(xcode.dropFirst("Xcode ".count).prefix { $0 != " " })),
+            version >= NumericVersion("13")!
+        else { return nil }
+        return context.testRetries
+    }
+
+    static func retryOptions(_ context: LayerContext) -> [String] {
+        guard let retries = toolRetries(context) else { return [] }
+        return ["-retry-tests-on-failure", "-test-iterations", String(retries + 1)]
+    }
+
     /// The options of a shared `build-for-testing`: the layer's `xcodebuild-arguments` only, since what Pipe's keys
     /// set is about running tests.
     static func buildOptions(of layer: LayerSpec) throws -> [String] {

@@ -74,3 +74,21 @@ extension XcodebuildTestPlugin {
         }
     }
 }
+
+extension XcodebuildTestPlugin {
+    /// Tests Xcode ran again in the same xcodebuild (`-retry-tests-on-failure`): a layer that passed in the end after
+    /// a test failed is flaky, never passed, and names the tests; failed runs of tests that failed in the end change
+    /// nothing (the layer failed).
+    static func judgeRetriedTests(_ result: inout LayerResult) {
+        guard result.outcome == .passed else { return }
+        let failedBefore = Set(result.earlierRuns.filter { $0.status == .failed }.map(\.identifier))
+        let flaky = result.tests.filter { $0.status == .passed && failedBefore.contains($0.identifier) }
+        guard !flaky.isEmpty else { return }
+        result.outcome = .flaky
+        let names = flaky.prefix(5).map(\.identifier).joined(separator: ", ")
+        let more = flaky.count > 5 ? " and \(flaky.count - 5) more" : ""
+        result.evidence.insert(
+            "flaky: \(names)\(more) failed and then passed when Xcode ran \(flaky.count == 1 ? "it" : "them") again "
+                + "(retry.tests, -retry-tests-on-failure)", at: 0)
+    }
+}

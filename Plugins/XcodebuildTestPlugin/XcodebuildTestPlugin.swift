@@ -93,6 +93,9 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             "command": command.xcodebuild.shellLine,
         ]
         if let processGroup = invocation.processGroup { facts[LayerResult.processGroupFact] = "\(processGroup.id)" }
+        if let retries = XcodebuildTestOptions.toolRetries(context) {
+            facts[LayerResult.toolRetriedTestsFact] = String(retries)
+        }
         var evidence: [String] = []
         var summary: XcresultSummary?
         var refusal: RemoteError?
@@ -125,6 +128,8 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         var result = LayerResult(
             outcome: verdict.outcome, evidence: verdict.evidence + evidence, exit: exit, tests: tests,
             artifacts: artifacts, facts: facts)
+        result.earlierRuns = invocation.earlierRuns
+        Self.judgeRetriedTests(&result)
         if let requirement = context.layer.coverage, exit != .cancelled {
             Self.judgeCoverage(bundleEvidence?.coverage, against: requirement, result: &result)
         }
@@ -158,7 +163,7 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             skipTesting: settings["skip-testing"]?.stringsValue ?? [], testPlan: settings["test-plan"]?.stringValue,
             configuration: settings["configuration"]?.stringValue, buildSettings: Self.buildSettings(of: context.layer),
             derivedDataPath: derivedDataPath, clonedSourcePackagesPath: clonedSourcePackagesPath,
-            options: try XcodebuildTestOptions.options(of: context.layer))
+            options: try XcodebuildTestOptions.options(of: context.layer) + XcodebuildTestOptions.retryOptions(context))
         xcodebuild.enablesCodeCoverage = context.layer.coverage != nil
         return Command(xcodebuild: xcodebuild, bundle: bundle)
     }

@@ -210,7 +210,8 @@ final class CannedRunTests: EmulatedHostTestCase {
         }
     }
 
-    func testATestThatFailsThenPassesOnATestRetryIsFlakyWithEveryAttemptKept() throws {
+    /// The pipeline of the flaky-test cases: the first of the logic tests fails once, then passes.
+    private func flakyTestProject() throws -> PipeProject {
         let pipeline = """
             repository:
               workspace: examples/reader-app
@@ -234,16 +235,11 @@ final class CannedRunTests: EmulatedHostTestCase {
             tests[0]["file"] = "Tests/ReaderTests/ReadingIDTests.swift"
             tests[0]["line"] = 12
         }
-        let allowed = try project.pipe(["run", "app-intents"])
-        XCTAssertEqual(allowed.exitCode, 0, "flaky passes the merge gate by default:\n\(allowed.combined)")
-        let record = try project.lastRecord()
-        let logic = try XCTUnwrap(layer("logic", in: record))
-        XCTAssertEqual(logic["outcome"] as? String, "flaky")
-        let attempts = try XCTUnwrap(logic["attempts"] as? [[String: Any]])
-        XCTAssertEqual(attempts.map { $0["outcome"] as? String }, ["tests-failed", "passed"])
-        let bundles = attempts.compactMap { ($0["facts"] as? [String: String])?["resultBundleRemotePath"] }
-        XCTAssertEqual(Set(bundles).count, 2, "each attempt has its own fresh bundle path")
-        // Counts are never doubled: the layer's tests are the last attempt's, each test once.
+        return project
+    }
+
+    /// Counts are never doubled, and CI servers see the test as flaky.
+    private func checkFlakyReports(_ project: PipeProject, _ logic: [String: Any]) throws {
         let tests = try XCTUnwrap(logic["tests"] as? [[String: Any]])
         let identifiers = tests.compactMap { $0["identifier"] as? String }
         XCTAssertEqual(identifiers.count, Set(identifiers).count)
@@ -251,9 +247,54 @@ final class CannedRunTests: EmulatedHostTestCase {
         let junit = try String(
             contentsOf: try XCTUnwrap(project.runFolders().last).appendingPathComponent("junit.xml"), encoding: .utf8)
         XCTAssertTrue(junit.contains("<flakyFailure"), "CI servers see the test as flaky:\n\(junit)")
+    }
+
+    func testXcodeRunsOnlyTheFailedTestAgainInsideOneAttemptAndTheLayerIsFlaky() throws {
+        let project = try flakyTestProject()
+        let allowed = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(allowed.exitCode, 0, "flaky passes the merge gate by default:\n\(allowed.combined)")
+        let logic = try XCTUnwrap(layer("logic", in: try project.lastRecord()))
+        XCTAssertEqual(logic["outcome"] as? String, "flaky")
+        let attempts = try XCTUnwrap(logic["attempts"] as? [[String: Any]])
+        XCTAssertEqual(attempts.map { $0["outcome"] as? String }, ["flaky"], "Xcode retried; the engine did not")
+        let facts = try XCTUnwrap(attempts.first?["facts"] as? [String: String])
+        XCTAssertTrue(
+            facts["command"]?.contains("-retry-tests-on-failure -test-iterations 3") ?? false, "\(facts)")
+        let evidence = (logic["evidence"] as? [String])?.joined(separator: "\n") ?? ""
+        XCTAssertTrue(evidence.contains("failed and then passed when Xcode ran it again"), evidence)
+        XCTAssertFalse(
+            evidence.contains("the log's totals"), "the retry's runs agree with XCTest's totals: \(evidence)")
+        // Only the failed test ran twice.
+        let log = try String(
+            contentsOf: try XCTUnwrap(project.runFolders().last).appendingPathComponent("logic/xcodebuild.log"),
+            encoding: .utf8)
+        let starts = log.components(separatedBy: "\n").filter { $0.hasPrefix("Test Case ") && $0.contains("started") }
+        XCTAssertEqual(starts.count, 13, "12 tests, the flaky one twice")
+        try checkFlakyReports(project, logic)
 
         let blocked = try project.pipe(["run", "app-intents", "--param", "flaky=block"])
         XCTAssertEqual(blocked.exitCode, 1, "flaky fails the gate under flaky: block:\n\(blocked.combined)")
+    }
+
+    func testOnAnXcodeBefore13ATestRetryIsANewAttemptWithEveryAttemptKept() throws {
+        var config = try host.readConfig()
+        var xcode = try XCTUnwrap(config["xcode"] as? [String: Any])
+        xcode["version"] = "12.5.1"
+        config["xcode"] = xcode
+        try host.writeConfig(config)
+        let project = try flakyTestProject()
+        let allowed = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(allowed.exitCode, 0, allowed.combined)
+        let logic = try XCTUnwrap(layer("logic", in: try project.lastRecord()))
+        XCTAssertEqual(logic["outcome"] as? String, "flaky")
+        let attempts = try XCTUnwrap(logic["attempts"] as? [[String: Any]])
+        XCTAssertEqual(attempts.map { $0["outcome"] as? String }, ["tests-failed", "passed"])
+        XCTAssertFalse(
+            (attempts.first?["facts"] as? [String: String])?["command"]?.contains("-retry-tests-on-failure") ?? true)
+        let bundles = attempts.compactMap { ($0["facts"] as? [String: String])?["resultBundleRemotePath"] }
+        XCTAssertEqual(Set(bundles).count, 2, "each attempt has its own fresh bundle path")
+        // The layer's tests are the last attempt's, each test once.
+        try checkFlakyReports(project, logic)
     }
 
     func testOnlyRunsTheChosenLayersAndRecordsTheOthersAsNotRun() throws {

@@ -10,6 +10,9 @@ public final class EmulatedMacHost {
     public let knownHostsFile: URL
     public let stateDirectory: URL
     public let configURL: URL
+    /// This host's work folder in its account's home (`work-dir:`): hosts of one test run share the account, and each
+    /// keeps its runs and build caches apart, as each Mac has its own disk. `stop()` removes it.
+    public let workDirectory: String
 
     /// Starts a host from `config` (a JSON file in the emulator's host config format; default
     /// `emulator/hosts/default.json`). `user`: the login (as root; a hostile host gets its own, so what it plants
@@ -44,6 +47,7 @@ public final class EmulatedMacHost {
         self.knownHostsFile = URL(fileURLWithPath: knownHosts)
         self.stateDirectory = URL(fileURLWithPath: state)
         self.configURL = URL(fileURLWithPath: configPath)
+        self.workDirectory = "pipe-work-\(name)-\(UUID().uuidString.prefix(8).lowercased())"
     }
 
     /// The host's entry for a Pipe hosts file.
@@ -55,6 +59,7 @@ public final class EmulatedMacHost {
             user: \(user)
             identity-file: \(identityFile.path)
             known-hosts: \((knownHosts ?? knownHostsFile).path)
+            work-dir: \(workDirectory)
             capacity: \(capacity)
 
         """
@@ -88,6 +93,9 @@ public final class EmulatedMacHost {
 
     public func stop() {
         _ = try? CommandRunner.run(RepositoryPaths.macHostScript, ["down", "--state", stateDirectory.path])
+        if let entry = getpwnam(user), let home = entry.pointee.pw_dir {
+            try? FileManager.default.removeItem(atPath: String(cString: home) + "/" + workDirectory)
+        }
     }
 
     deinit { stop() }

@@ -72,7 +72,7 @@ extension RunEngine {
             }
             state.journal.emit(.layerStarted(layer: spec.name, attempt: attempt))
 
-            let pluginContext = LayerContext(
+            var pluginContext = LayerContext(
                 runID: state.runID, pipelineName: context.request.pipeline.name, layer: spec, attempt: attempt,
                 host: link.remote, hostName: place.hostName,
                 simulator: pluginType.needsSimulator ? simulator : nil, remoteRunFolder: place.remoteRunFolder,
@@ -82,6 +82,9 @@ extension RunEngine {
                 secrets: context.request.secrets.subset(spec.secrets), redactor: state.journal.redactor,
                 sharedWork: context.sharedWork, runLayers: context.request.runLayers,
                 runArtifacts: state.runFolder, buildCache: place.buildCache)
+            // The tool's own test retries, when the plugin uses them, stand for the engine's: they are left to it.
+            pluginContext.testRetries = policy.tests - retriesTaken[.testsFailed, default: 0]
+            pluginContext.hostXcode = state.snapshot.xcode
             var result: LayerResult
             var connectionLost = false
             do {
@@ -118,6 +121,7 @@ extension RunEngine {
                 record.artifacts = result.artifacts
                 state.record.layers[index].attempts[attemptIndex] = record
                 if attempt > 1 { state.earlierAttempts[spec.name, default: []] += state.record.layers[index].tests }
+                state.earlierAttempts[spec.name, default: []] += result.earlierRuns
                 state.record.layers[index].tests = result.tests
                 if let build = BuildCacheUse(facts: result.facts) { state.record.layers[index].build = build }
                 try state.journal.attemptFinished(state.record, layer: spec.name, attempt: record, tests: result.tests)
@@ -126,6 +130,12 @@ extension RunEngine {
             let taken = retriesTaken[result.outcome, default: 0]
             var retries =
                 taken < policy.retries(after: result.outcome) && attempt < maximumAttempts && !cancellation.isCancelled
+            if retries, result.outcome == .testsFailed, let times = result.facts[LayerResult.toolRetriedTestsFact] {
+                retries = false
+                result.evidence.append(
+                    "not run again: the failed tests already ran \(times) more time\(times == "1" ? "" : "s") in this "
+                        + "attempt (retry.tests, by the test tool itself)")
+            }
             var runnerFailedTwice: [String]?
             if result.outcome == .infrastructure, let failure = result.facts[LayerResult.testRunnerFailureFact] {
                 let this = RunnerFailureAttempt(
@@ -205,7 +215,8 @@ extension RunEngine {
                 // A retry that ran no tests proves nothing: the earlier failure stands.
                 finalOutcome = .testsFailed
                 result.evidence.append("the test retry ran no tests; the failure of an earlier attempt stands")
-            } else if finalOutcome == .flaky {
+            } else if finalOutcome == .flaky, result.outcome != .flaky {
+                // (A plugin that found the flakiness in one attempt said so in its own evidence.)
                 result.evidence.insert(
                     "flaky: tests failed on an earlier attempt and passed on attempt \(attempt) (retry.tests)", at: 0)
             }

@@ -109,6 +109,11 @@ public struct LayerContext {
     /// The build cache the run leased on the host, whose tree is `remoteWorkspace`; `nil` when the run has none
     /// (the host keeps none, or no layer of the run builds in one): then builds go to fresh folders of the run.
     public var buildCache: BuildCachePlace?
+    /// How many more times a failed test may run (the layer's `retry.tests`); a plugin whose tool retries failed
+    /// tests itself (Xcode 13's `-retry-tests-on-failure`) does so and says `LayerResult.toolRetriedTestsFact`.
+    public var testRetries: Int = 0
+    /// The host's Xcode as the run found it (`Xcode 16.2 (16C5032a)`), when it has one.
+    public var hostXcode: String?
 
     /// `url` relative to the project folder, the way artifact paths are recorded and shown.
     public func projectRelativePath(_ url: URL) -> String { relativePath(url, to: projectDirectory) }
@@ -155,6 +160,9 @@ public struct LayerResult: Sendable {
     public var artifacts: [ArtifactRecord]
     /// Facts for the run record (Xcode version, result bundle path, process group, …).
     public var facts: [String: String]
+    /// Failed runs of tests before their last run in this attempt (a tool's own retries), for reports: with
+    /// `tests`, they make a test that passed in the end flaky.
+    public var earlierRuns: [TestCaseResult] = []
     /// The host sent what Pipe refuses (a hostile archive member, output past a limit): the layer is an
     /// infrastructure failure of that host, and no retry goes back to it.
     public var hostSentRefusedContent = false
@@ -166,6 +174,10 @@ public struct LayerResult: Sendable {
     /// The fact that names how the test runner failed before any test ran (a `TestRunnerFailure` text): the engine
     /// calls the same failure on two simulators the app's, since an app that crashes at launch looks the same.
     public static let testRunnerFailureFact = "testRunnerFailure"
+
+    /// The fact that says the plugin's tool ran failed tests again itself, up to this many times: the engine does
+    /// not run the layer again for its test failures (they failed every time).
+    public static let toolRetriedTestsFact = "toolRetriedTests"
 
     public init(
         outcome: LayerOutcome, evidence: [String] = [], exit: RemoteExit? = nil, tests: [TestCaseResult] = [],

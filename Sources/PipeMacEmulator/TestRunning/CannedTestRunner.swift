@@ -8,6 +8,10 @@ struct CannedTestRunner: TestRunner {
     let output: EmulatorOutput
     /// xcodebuild's environment: `TEST_RUNNER_<NAME>` is what the test process sees as `<NAME>`.
     var environment: [String: String] = [:]
+    /// `-retry-tests-on-failure -test-iterations N`: a failing test runs again at once, up to N runs in all, and its
+    /// last run is its result. (Assumed: Xcode reruns a failed test right after it, and XCTest's "Executed" lines
+    /// count every run, as they count every test run of a suite.)
+    var runsOfAFailingTest = 1
 
     var testTargets: [String] { orderedUnique(scheme.tests.map(\.target)) }
 
@@ -73,7 +77,14 @@ struct CannedTestRunner: TestRunner {
                 reporter.suiteStarted(suite, timestamp: XCTestReporter.timestamp())
                 var suiteTally = Tally()
                 for test in inTarget where test.suite == suite {
-                    suiteTally.add(replay(test, reporter: reporter))
+                    var last = replay(test, reporter: reporter)
+                    suiteTally.add(last)
+                    var runs = 1
+                    while last.status == .failed, runs < runsOfAFailingTest, !reporter.stopRequested {
+                        last = replay(test, reporter: reporter)
+                        suiteTally.add(last)
+                        runs += 1
+                    }
                     if reporter.stopRequested { return nil }
                 }
                 finish(suite, tally: suiteTally, since: suiteStart, reporter: reporter)

@@ -68,10 +68,18 @@ final class XCTestReporter {
         guard let running = current else { return }
         current = nil
         output.line("Test Case '\(running.identity.objectiveCName)' \(status) (\(Self.seconds(duration)) seconds).")
-        tests.append(
-            .init(
-                target: running.identity.target, suite: running.identity.suite, name: running.identity.name,
-                status: status, duration: duration, failures: running.failures, skipReason: running.skip))
+        let finished = ResultBundleRecord.TestCase(
+            target: running.identity.target, suite: running.identity.suite, name: running.identity.name,
+            status: status, duration: duration, failures: running.failures, skipReason: running.skip)
+        // A test run again right after it failed (`-retry-tests-on-failure`) is one test whose last run counts:
+        // the bundle keeps that one (a real bundle also keeps each run as a repetition).
+        if let last = tests.last, last.target == finished.target, last.suite == finished.suite,
+            last.name == finished.name, last.status == "failed"
+        {
+            tests[tests.count - 1] = finished
+        } else {
+            tests.append(finished)
+        }
         onTestFinished?(tests.count)
     }
 

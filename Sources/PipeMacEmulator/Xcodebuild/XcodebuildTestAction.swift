@@ -53,6 +53,12 @@ struct XcodebuildTestAction {
 
     private func perform(config: EmulatedHostConfig, configURL: URL) throws -> Int32 {
         guard let scheme = arguments.scheme else { throw XcodebuildError.missingScheme }
+        // Xcode 13 brought the retry of failed tests; an older xcodebuild does not know the option.
+        if arguments.testOptions["-retry-tests-on-failure"] != nil,
+            (Int(config.xcode.version.prefix { $0 != "." }) ?? 0) < 13
+        {
+            throw XcodebuildError.invalidOption("-retry-tests-on-failure")
+        }
         if let given = arguments.resultBundlePath {
             // Checked before any work: an existing path (even an empty folder) makes xcodebuild stop at once.
             if FileManager.default.fileExists(atPath: context.absolutePath(given))
@@ -364,9 +370,14 @@ struct XcodebuildTestAction {
                     "\(workspace.root.path)/\(CannedResults.fileName) has no entry for scheme \"\(scheme)\" (it has: "
                         + "\(canned.schemes.keys.sorted().joined(separator: ", "))); add one or unshare the scheme")
             }
-            return CannedTestRunner(
+            var runner = CannedTestRunner(
                 scheme: entry, workspace: workspace, architecture: config.hostArchitecture, output: stdout,
                 environment: context.environment)
+            if arguments.testOptions["-retry-tests-on-failure"] != nil {
+                // Xcode's default is 3 iterations when only the retry is asked for.
+                runner.runsOfAFailingTest = max(1, Int(arguments.testOptions["-test-iterations"] ?? "3") ?? 3)
+            }
+            return runner
         case .real:
             let swift = context.environment[Emulator.swiftEnvironmentKey].flatMap { $0.isEmpty ? nil : $0 } ?? "swift"
             let resolvedSwift: String

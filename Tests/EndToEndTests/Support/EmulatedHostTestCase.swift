@@ -14,29 +14,12 @@ class EmulatedHostTestCase: XCTestCase {
     /// `canned` replays recorded results; `real` compiles and runs the example's tests on the host.
     class var hostMode: String { "canned" }
 
-    /// What the host account's work folders held before the test: the build caches a test leaves stay on the account
-    /// (as on a Mac), and hundreds of them would make every later run's cache eviction scan them all.
-    private var workFolderEntries: Set<String> = []
-
     override func setUpWithError() throws {
         hostState = try TemporaryDirectory(prefix: "pipe-e2e-host")
         host = try EmulatedMacHost(name: "mac-1", stateDirectory: hostState.url)
         var config = try host.readConfig()
         config["mode"] = Self.hostMode
         try host.writeConfig(config)
-        workFolderEntries = Set(hostWorkFolderEntries())
-    }
-
-    /// The build caches in the host account's work folders (`pipe-work*/cache/*`).
-    private func hostWorkFolderEntries() -> [String] {
-        guard let user = host?.user, let entry = getpwnam(user), let directory = entry.pointee.pw_dir else { return [] }
-        let home = String(cString: directory)
-        let files = FileManager.default
-        return ((try? files.contentsOfDirectory(atPath: home)) ?? []).filter { $0.hasPrefix("pipe-work") }.flatMap {
-            folder in
-            let caches = "\(home)/\(folder)/cache"
-            return ((try? files.contentsOfDirectory(atPath: caches)) ?? []).map { "\(caches)/\($0)" }
-        }
     }
 
     override func tearDown() {
@@ -45,9 +28,6 @@ class EmulatedHostTestCase: XCTestCase {
             extra.state.remove()
         }
         extraHosts = []
-        for left in hostWorkFolderEntries() where !workFolderEntries.contains(left) {
-            try? FileManager.default.removeItem(atPath: left)
-        }
         host?.stop()
         hostState?.remove()
         super.tearDown()
@@ -87,10 +67,7 @@ class EmulatedHostTestCase: XCTestCase {
         var config = try second.readConfig()
         config["mode"] = Self.hostMode
         try second.writeConfig(config)
-        try project.writeHostsFile(
-            host.hostsFileEntry()
-                + second.hostsFileEntry().replacingOccurrences(
-                    of: "    capacity: 1\n", with: "    capacity: 1\n    work-dir: pipe-work-mac-2\n"))
+        try project.writeHostsFile(host.hostsFileEntry() + second.hostsFileEntry())
         return second
     }
 
