@@ -188,8 +188,18 @@ enum PeakMemory {
         process.standardOutput = stdout
         process.standardError = stderr
         let tails = Tails()
-        stdout.fileHandleForReading.readabilityHandler = { tails.add(out: $0.availableData) }
-        stderr.fileHandleForReading.readabilityHandler = { tails.add(err: $0.availableData) }
+        // Blocking reads on threads of their own: `readabilityHandler`'s dispatch sources crashed libdispatch now
+        // and then when cleared while the process ended.
+        let readers = DispatchGroup()
+        for (handle, add) in [
+            (stdout.fileHandleForReading, tails.add(out:)), (stderr.fileHandleForReading, tails.add(err:)),
+        ] {
+            readers.enter()
+            Thread.detachNewThread {
+                while case let data = handle.availableData, !data.isEmpty { add(data) }
+                readers.leave()
+            }
+        }
         let started = Date()
         try process.run()
         let polled = gnuTime ? nil : Poller(pid: process.processIdentifier)
@@ -203,10 +213,7 @@ enum PeakMemory {
         try? stdin.fileHandleForWriting.close()
         process.waitUntilExit()
         let seconds = Date().timeIntervalSince(started)
-        stdout.fileHandleForReading.readabilityHandler = nil
-        stderr.fileHandleForReading.readabilityHandler = nil
-        tails.add(out: stdout.fileHandleForReading.readDataToEndOfFile())
-        tails.add(err: stderr.fileHandleForReading.readDataToEndOfFile())
+        readers.wait()
         if let writeError { throw writeError }
         let peak: Int
         if gnuTime {
