@@ -61,7 +61,8 @@ let package = Package(
         .target(name: "PipeBasics", dependencies: ["CCrypto"], swiftSettings: strictSettings),
         .target(name: "PipeCore", dependencies: ["PipeBasics"], swiftSettings: strictSettings),
         .target(name: "PipeSpec", dependencies: ["PipeCore", "CYAML"], swiftSettings: strictSettings),
-        .target(name: "PipeApple", dependencies: ["PipeCore", "PipeBasics"], swiftSettings: strictSettings),
+        .target(
+            name: "PipeApple", dependencies: ["PipeCore", "PipeBasics", "CArchive"], swiftSettings: strictSettings),
         .target(
             name: "PipeSSH",
             dependencies: ["PipeCore", "PipeBasics", "CSSH2", "CBatchedAESCTR", "CZlib", "CZstd", "CArchive"],
@@ -151,7 +152,8 @@ let package = Package(
         .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
         .testTarget(name: "PipeLinkTests", dependencies: ["PipeLink"]),
         .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport", "CArchive"], exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeSSHTests", dependencies: ["PipeSSH", "CBatchedAESCTR", "PipeLink", "PipeTestSupport"],
             exclude: ["Fixtures"]),
