@@ -105,6 +105,9 @@ final class SignoffRecorder {
                 at: recorded.at),
             runID: run.record.runID)
         let updated = try SignoffFiles.write(runID: run.record.runID, layer: layer, store: store, project: project)
+        try ReleaseVerificationFile.refresh(
+            runID: run.record.runID, store: store,
+            runFolder: project.artifactsFolder.appendingPathComponent(run.record.runID, isDirectory: true))
         forgeProblem = ForgeSignoffReport.refresh(runID: run.record.runID, project: project, store: store)
         return (recorded, updated)
     }

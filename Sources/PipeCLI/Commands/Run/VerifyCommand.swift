@@ -111,37 +111,29 @@ enum VerifyCommand {
     private static func verify(_ subject: String, _ build: ReleaseBuild, _ session: RunsSession) throws
         -> ReleaseVerification
     {
-        let store = try session.store
-        let commitRuns = try runs(ofCommit: build.commit, session)
-        return ReleaseVerification.verify(
-            subject, build: build, buildRun: try store.run(build.runID), commitRuns: commitRuns,
-            otherBuilds: try builds(session).releaseBuilds(commit: build.commit),
+        try ReleaseVerificationFile.gather(
+            subject, build: build, store: try session.store, builds: try builds(session),
             flakyPolicy: { record in
-                (try? RunPipelineFile.load(record, project: session.project, environment: session.context.environment))?
-                    .flakyPolicy ?? .allow
+                let pipeline = try? RunPipelineFile.load(
+                    record, project: session.project, environment: session.context.environment)
+                return pipeline?.flakyPolicy ?? .allow
             })
     }
-
-    /// How many recent runs are searched for a commit's runs.
-    static let searchedRuns = 2_000
 
     /// The full commit a prefix names among the store's recent runs; nil when none does (it may be a run id).
     private static func commit(matching prefix: String, _ session: RunsSession) throws -> String? {
         let lower = prefix.lowercased()
         if lower.count == 40 { return lower }
         let commits = Set(
-            try session.store.listRuns(RunFilter(limit: searchedRuns)).compactMap { $0.commit?.lowercased() }
-                .filter { $0.hasPrefix(lower) })
+            try session.store.listRuns(RunFilter(limit: ReleaseVerificationFile.searchedRuns)).compactMap {
+                $0.commit?.lowercased()
+            }
+            .filter { $0.hasPrefix(lower) })
         guard commits.count <= 1 else {
             throw RequestError(
                 "\(prefix) names \(commits.count) commits (\(commits.sorted().joined(separator: ", "))); give more of it"
             )
         }
         return commits.first
-    }
-
-    private static func runs(ofCommit commit: String, _ session: RunsSession) throws -> [StoredRun] {
-        try session.store.listRuns(RunFilter(limit: searchedRuns)).filter { $0.commit?.lowercased() == commit }
-            .prefix(20).compactMap { try session.store.run($0.runID) }
     }
 }

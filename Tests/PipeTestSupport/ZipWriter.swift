@@ -3,14 +3,14 @@ import Foundation
 
 /// Writes zip files through libarchive for the `.ipa` reader's tests, including the hostile shapes a real tool
 /// would not write (duplicate names, links, names that climb out).
-enum ZipWriter {
-    enum Member {
+public enum ZipWriter {
+    public enum Member {
         case file(String, [UInt8])
         case link(String, target: String)
         case folder(String)
     }
 
-    static func write(_ members: [Member], to url: URL) throws {
+    public static func write(_ members: [Member], to url: URL) throws {
         guard let archive = archive_write_new() else { throw ZipFailure(message: "libarchive could not start") }
         defer { archive_write_free(archive) }
         archive_write_set_format_zip(archive)
@@ -47,5 +47,5 @@ enum ZipWriter {
         ZipFailure(message: archive_error_string(archive).map { String(cString: $0) } ?? "libarchive failed")
     }
 
-    struct ZipFailure: Error { var message: String }
+    public struct ZipFailure: Error { public var message: String }
 }
