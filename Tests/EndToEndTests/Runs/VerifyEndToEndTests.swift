@@ -104,5 +104,9 @@ final class VerifyEndToEndTests: EmulatedHostTestCase {
         let unknown = try project.pipe(["verify", "--ipa", ipa.path, "--json"])
         XCTAssertEqual(unknown.exitCode, 3, unknown.combined)
         XCTAssertTrue(unknown.stdout.contains("Pipe has no record of an .ipa with SHA-256"), unknown.stdout)
+        let noCommit = try project.pipe(["verify", "0000000"])
+        XCTAssertEqual(noCommit.exitCode, 2, noCommit.combined)
+        XCTAssertTrue(
+            noCommit.stderr.contains("no run in the store checked out a commit starting with 0000000"), noCommit.stderr)
     }
 }

@@ -98,7 +98,15 @@ enum VerifyCommand {
             }
             return try verify("commit \(commit)", build, session)
         }
-        let run = try session.run(target)
+        let run: StoredRun
+        do {
+            run = try session.run(target)
+        } catch let error as RequestError where hex {
+            throw RequestError(
+                "no run in the store checked out a commit starting with \(target), and "
+                    + error.message.replacingOccurrences(of: "; `pipe runs list` shows the runs", with: "")
+                    + "; `pipe runs list` shows the runs and their commits")
+        }
         guard let build = try builds(session).releaseBuilds(runID: run.record.runID).last else {
             return .unknown(
                 "run \(run.record.runID)", commit: run.record.commit,
