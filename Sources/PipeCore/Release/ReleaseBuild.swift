@@ -52,7 +52,7 @@ public struct ReleaseFile: Sendable, Equatable, Codable {
     }
 
     public var kind: Kind
-    /// Relative to the run's folder, as the run's other artifacts are.
+    /// Relative to the project folder, as the run's other artifacts are (`artifacts/<run>/<layer>/Reader.ipa`).
     public var path: String
     /// Lowercase hex.
     public var sha256: String
