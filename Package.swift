@@ -61,7 +61,8 @@ let package = Package(
         .target(name: "PipeBasics", dependencies: ["CCrypto"], swiftSettings: strictSettings),
         .target(name: "PipeCore", dependencies: ["PipeBasics"], swiftSettings: strictSettings),
         .target(name: "PipeSpec", dependencies: ["PipeCore", "CYAML"], swiftSettings: strictSettings),
-        .target(name: "PipeApple", dependencies: ["PipeCore", "PipeBasics"], swiftSettings: strictSettings),
+        .target(
+            name: "PipeApple", dependencies: ["PipeCore", "PipeBasics", "CArchive"], swiftSettings: strictSettings),
         .target(
             name: "PipeSSH",
             dependencies: ["PipeCore", "PipeBasics", "CSSH2", "CBatchedAESCTR", "CZlib", "CZstd", "CArchive"],
@@ -145,13 +146,15 @@ let package = Package(
 
         // Tests.
         .target(
-            name: "PipeTestSupport", dependencies: ["PipeBasics", "PipeCore", "PipeHTTP"], path: "Tests/PipeTestSupport"
+            name: "PipeTestSupport", dependencies: ["PipeBasics", "PipeCore", "PipeHTTP", "CArchive"],
+            path: "Tests/PipeTestSupport"
         ),
         .testTarget(name: "PipeBasicsTests", dependencies: ["PipeBasics", "PipeTestSupport"]),
         .testTarget(name: "PipeCoreTests", dependencies: ["PipeCore"]),
         .testTarget(name: "PipeLinkTests", dependencies: ["PipeLink"]),
         .testTarget(name: "PipeSpecTests", dependencies: ["PipeSpec", "PipeTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "PipeAppleTests", dependencies: ["PipeApple", "PipeTestSupport"], exclude: ["Fixtures"]),
         .testTarget(
             name: "PipeSSHTests", dependencies: ["PipeSSH", "CBatchedAESCTR", "PipeLink", "PipeTestSupport"],
             exclude: ["Fixtures"]),
@@ -183,7 +186,7 @@ let package = Package(
         .testTarget(name: "PipeChatOpsTests", dependencies: ["PipeChatOps", "PipeHTTP", "PipeTestSupport"]),
         .testTarget(
             name: "PipeForgeTests", dependencies: ["PipeForge", "PipeStore", "PipeTestSupport"], exclude: ["Fixtures"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["PipeTestSupport", "PipeStore", "PipeBasics"]),
     ],
     // Swift 5 mode: the C wrappers hand pointers between one owner thread and its callbacks, which Swift 6's
     // checker cannot see; each wrapper documents its thread rule instead.

@@ -395,5 +395,24 @@ enum StoreSchema {
                     PRIMARY KEY (owner_host, owner_pid)
                 ) STRICT;
                 """),
+        Migration(
+            version: 12,
+            summary:
+                "release builds (ReleaseBuild) by run, commit and .ipa digest; sign-offs keep their fields and build",
+            sql: """
+                CREATE TABLE release_builds (
+                    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                    layer TEXT NOT NULL,
+                    commit_sha TEXT NOT NULL,
+                    ipa_sha256 TEXT,
+                    record TEXT NOT NULL CHECK (json_valid(record)),
+                    recorded_at TEXT NOT NULL,
+                    PRIMARY KEY (run_id, layer)
+                ) STRICT;
+                CREATE INDEX release_builds_by_commit ON release_builds (commit_sha, recorded_at);
+                CREATE INDEX release_builds_by_ipa ON release_builds (ipa_sha256);
+                ALTER TABLE signoffs ADD COLUMN fields TEXT CHECK (fields IS NULL OR json_valid(fields));
+                ALTER TABLE signoffs ADD COLUMN build_sha256 TEXT;
+                """),
     ]
 }

@@ -374,5 +374,22 @@ enum PostgresStoreSchema {
                     PRIMARY KEY (owner_host, owner_pid)
                 );
                 """),
+        Migration(
+            version: 12,
+            sql: """
+                CREATE TABLE release_builds (
+                    run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,
+                    layer TEXT NOT NULL,
+                    commit_sha TEXT NOT NULL,
+                    ipa_sha256 TEXT,
+                    record TEXT NOT NULL CHECK (record::json IS NOT NULL),
+                    recorded_at TEXT NOT NULL,
+                    PRIMARY KEY (run_id, layer)
+                );
+                CREATE INDEX release_builds_by_commit ON release_builds (commit_sha, recorded_at);
+                CREATE INDEX release_builds_by_ipa ON release_builds (ipa_sha256);
+                ALTER TABLE signoffs ADD COLUMN fields TEXT CHECK (fields IS NULL OR fields::json IS NOT NULL);
+                ALTER TABLE signoffs ADD COLUMN build_sha256 TEXT;
+                """),
     ]
 }

@@ -65,3 +65,34 @@ enum StoreFixtures {
         return String(decoding: try encoder.encode(record), as: UTF8.self)
     }
 }
+
+extension StoreFixtures {
+    /// A release build as an archive layer records it; `ipa` is the `.ipa`'s SHA-256.
+    static func releaseBuild(
+        runID: String, layer: String = "archive", commit: String, ipa: String, build: String = "42",
+        at offset: Double = 0
+    ) -> ReleaseBuild {
+        ReleaseBuild(
+            runID: runID, layer: layer, commit: commit,
+            files: [
+                ReleaseFile(kind: .ipa, path: "artifacts/\(runID)/\(layer)/Reader.ipa", sha256: ipa, size: 1_234_567),
+                ReleaseFile(
+                    kind: .dsyms, path: "artifacts/\(runID)/\(layer)/Reader.app.dSYM.zip",
+                    sha256: String(repeating: "d", count: 64), size: 88_000),
+                ReleaseFile(
+                    kind: .archiveLog, path: "artifacts/\(runID)/\(layer)/archive.log",
+                    sha256: String(repeating: "1", count: 64), size: 4_096),
+            ],
+            app: ReleaseApp(bundleID: "com.example.reader", shortVersion: "1.4.2", buildVersion: build),
+            signing: ReleaseSigning(
+                identitySubject: "Apple Distribution: Example Ltd (ABCDE12345)",
+                identitySHA1: "0123456789ABCDEF0123456789ABCDEF01234567",
+                profiles: [
+                    ProvisioningProfileFacts(
+                        name: "Reader App Store", uuid: "6C2E1E0A-9E4B-4B8E-9A57-0D1D2A3B4C5D", team: "ABCDE12345",
+                        expires: epoch.addingTimeInterval(86_400 * 300))
+                ]),
+            toolchain: ReleaseToolchain(xcodeVersion: "16.2", xcodeBuild: "16C5032a", sdk: "iphoneos18.2"),
+            recordedAt: epoch.addingTimeInterval(offset))
+    }
+}

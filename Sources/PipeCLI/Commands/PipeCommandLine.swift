@@ -26,7 +26,8 @@ public enum PipeCommandLine {
         groups: [
             CommandGroup("COMMANDS", [RunCommand.spec, RerunCommand.spec, ValidateCommand.spec, ReportCommand.spec]),
             CommandGroup("RUN HISTORY", [RunsCommand.spec, StoreCommand.spec]),
-            CommandGroup("GATES AND SIGN-OFFS", [GateCommand.spec, SignoffCommand.spec]),
+            CommandGroup(
+                "GATES AND SIGN-OFFS", [GateCommand.spec, SignoffCommand.spec, VerifyCommand.spec]),
             CommandGroup("CONTROLLER", [ControllerCommand.spec, EnqueueCommand.spec]),
             CommandGroup("HOSTS", [HostsCommand.spec, SimsCommand.spec]),
             CommandGroup("CHAT", [ChatOpsCommand.spec]),
@@ -84,6 +85,7 @@ public enum PipeCommandLine {
                 case ["report"]: return try ReportCommand.execute(context)
                 case ["signoff"]: return try SignoffCommand.execute(context)
                 case ["gate"]: return try GateCommand.execute(context)
+                case ["verify"]: return try VerifyCommand.execute(context)
                 case ["controller"]: return try ControllerCommand.execute(context)
                 case ["enqueue"]: return try EnqueueCommand.execute(context)
                 case ["man"]: return try ManCommand.execute(context)

@@ -23,6 +23,8 @@ final class SignoffRecorder {
     struct CheckedSignoff {
         var pipeline: Pipeline
         var fields: [String: String]
+        /// The release build checked, when the layer `needs:` one.
+        var build: ReleaseBuild?
     }
 
     /// Everything that can refuse a sign-off, checked before anything is written.
@@ -77,8 +79,10 @@ final class SignoffRecorder {
             // A manual layer of an external plugin: Pipe does not know its fields, so it records what is given.
             requirements = SignoffRequirements(fields: [], fieldsOnFail: [], acceptsUndeclaredFields: true)
         }
-        let values = try requirements.validate(result: result, fields: fields, layer: name)
-        return CheckedSignoff(pipeline: pipeline, fields: values)
+        let build = try checkedBuild(run: record, layer: name)
+        let bound = try Self.fields(fields, boundTo: build, layer: name, runID: record.runID)
+        let values = try requirements.validate(result: result, fields: bound, layer: name)
+        return CheckedSignoff(pipeline: pipeline, fields: values, build: build)
     }
 
     /// Appends the sign-off, its event and the run's files; returns the sign-off and the run as the store has it now.
@@ -86,10 +90,12 @@ final class SignoffRecorder {
         run: StoredRun, layer: String, result: SignoffResult, checked: CheckedSignoff, fieldOrder: [String],
         signer: String, note: String?
     ) throws -> (Signoff, StoredRun) {
+        let order = fieldOrder.contains(Self.appBuildField) ? fieldOrder : fieldOrder + [Self.appBuildField]
         let recorded = try store.appendSignoff(
             SignoffRequest(
                 runID: run.record.runID, layer: layer, decision: result.decision, signedBy: signer,
-                note: SignoffCommand.storedNote(note, fields: checked.fields, order: fieldOrder)))
+                note: SignoffCommand.storedNote(note, fields: checked.fields, order: order), fields: checked.fields,
+                buildSHA256: checked.build?.shipped?.sha256))
         try store.appendEvent(
             StoredEvent.Draft(
                 type: SignoffEvent.type, layer: layer,
@@ -99,6 +105,9 @@ final class SignoffRecorder {
                 at: recorded.at),
             runID: run.record.runID)
         let updated = try SignoffFiles.write(runID: run.record.runID, layer: layer, store: store, project: project)
+        try ReleaseVerificationFile.refresh(
+            runID: run.record.runID, store: store,
+            runFolder: project.artifactsFolder.appendingPathComponent(run.record.runID, isDirectory: true))
         forgeProblem = ForgeSignoffReport.refresh(runID: run.record.runID, project: project, store: store)
         return (recorded, updated)
     }

@@ -228,6 +228,13 @@ extension RunEngine {
                 state.record.layers[index].evidence = result.evidence
                 try state.journal.layerFinished(state.record, layer: state.record.layers[index], at: finished)
             }
+            if var build = result.releaseBuild, let store {
+                // The run, not the plugin, says which run, layer and commit the build belongs to.
+                build.runID = state.record.runID
+                build.layer = spec.name
+                build.commit = state.record.commit ?? build.commit
+                try ReleaseVerificationFile.record(build, store: store, runFolder: state.runFolder)
+            }
             state.journal.emit(
                 .layerFinished(
                     layer: spec.name, attempt: attempt,

@@ -166,6 +166,9 @@ public struct LayerResult: Sendable {
     /// The host sent what Pipe refuses (a hostile archive member, output past a limit): the layer is an
     /// infrastructure failure of that host, and no retry goes back to it.
     public var hostSentRefusedContent = false
+    /// What a release layer built (its files, app, signing): the engine records it with the run's id, layer and
+    /// commit, and writes `verification.json` beside it.
+    public var releaseBuild: ReleaseBuild?
 
     /// The fact that names the remote process group of the layer's main command (`RemoteProcessGroup.id`): the
     /// engine kills what is left of it when a lost connection forces a new one.

@@ -11,9 +11,15 @@ public struct Signoff: Sendable, Equatable, Codable {
     public var signedBy: String
     public var note: String?
     public var at: Date
+    /// The pipeline's fields as given (`os_version`, `device`, `app_build`…); nil in sign-offs from before they were
+    /// stored.
+    public var fields: [String: String]?
+    /// The SHA-256 of the release build the sign-off was checked against, when the layer `needs:` one.
+    public var buildSHA256: String?
 
     public init(
-        id: Int64, runID: String, layer: String, decision: SignoffDecision, signedBy: String, note: String?, at: Date
+        id: Int64, runID: String, layer: String, decision: SignoffDecision, signedBy: String, note: String?, at: Date,
+        fields: [String: String]? = nil, buildSHA256: String? = nil
     ) {
         self.id = id
         self.runID = runID
@@ -22,5 +28,7 @@ public struct Signoff: Sendable, Equatable, Codable {
         self.signedBy = signedBy
         self.note = note
         self.at = at
+        self.fields = fields
+        self.buildSHA256 = buildSHA256
     }
 }

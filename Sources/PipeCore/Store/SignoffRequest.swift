@@ -10,10 +10,14 @@ public struct SignoffRequest: Sendable, Equatable {
     public var signedBy: String
     public var note: String?
     public var at: Date
+    /// The pipeline's fields as given, kept with the sign-off.
+    public var fields: [String: String]
+    /// The release build checked, when the layer `needs:` one (`SignoffBuildCheck`).
+    public var buildSHA256: String?
 
     public init(
         runID: String, layer: String, decision: SignoffDecision, signedBy: String, note: String? = nil,
-        at: Date = Date()
+        at: Date = Date(), fields: [String: String] = [:], buildSHA256: String? = nil
     ) {
         self.runID = runID
         self.layer = layer
@@ -21,5 +25,7 @@ public struct SignoffRequest: Sendable, Equatable {
         self.signedBy = signedBy
         self.note = note
         self.at = at
+        self.fields = fields
+        self.buildSHA256 = buildSHA256
     }
 }

@@ -6,12 +6,19 @@ extension RelationalRunStore {
     @discardableResult
     public func appendSignoff(_ signoff: SignoffRequest) throws -> Signoff {
         let at = StoreTimestamp.format(signoff.at)
+        let fields = try StoreJSON.encode(signoff.fields)
         return try write { db in
             _ = try runStatus(db, signoff.runID)
             let layerID = try layerID(db, signoff.runID, signoff.layer)
             let id = try db.insert(
-                "INSERT INTO signoffs (run_id, layer_id, decision, signed_by, note, at) VALUES (?, ?, ?, ?, ?, ?)",
-                [signoff.runID, layerID, signoff.decision.rawValue, signoff.signedBy, signoff.note, at],
+                """
+                INSERT INTO signoffs (run_id, layer_id, decision, signed_by, note, at, fields, build_sha256)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    signoff.runID, layerID, signoff.decision.rawValue, signoff.signedBy, signoff.note, at, fields,
+                    signoff.buildSHA256?.lowercased(),
+                ],
                 returning: "id")
             // Only a manual layer takes its outcome from sign-offs; the latest one decides.
             var evidence = "\(signoff.decision.rawValue) by \(signoff.signedBy) at \(at)"
@@ -29,7 +36,8 @@ extension RelationalRunStore {
             try touch(db, signoff.runID)
             return Signoff(
                 id: id, runID: signoff.runID, layer: signoff.layer, decision: signoff.decision,
-                signedBy: signoff.signedBy, note: signoff.note, at: try date(at, "the sign-off's time"))
+                signedBy: signoff.signedBy, note: signoff.note, at: try date(at, "the sign-off's time"),
+                fields: signoff.fields, buildSHA256: signoff.buildSHA256?.lowercased())
         }
     }
 
@@ -43,7 +51,7 @@ extension RelationalRunStore {
     func signoffs(_ db: any StoreDatabase, _ runID: String) throws -> [Signoff] {
         try db.query(
             """
-            SELECT s.id, l.name, s.decision, s.signed_by, s.note, s.at
+            SELECT s.id, l.name, s.decision, s.signed_by, s.note, s.at, s.fields, s.build_sha256
             FROM signoffs s JOIN layers l ON l.id = s.layer_id
             WHERE s.run_id = ? ORDER BY s.id
             """, [runID]
@@ -51,7 +59,10 @@ extension RelationalRunStore {
             Signoff(
                 id: row.int64(0) ?? 0, runID: runID, layer: row.text(1) ?? "",
                 decision: try decode(SignoffDecision.self, row.text(2), "a sign-off decision of run \(runID)"),
-                signedBy: row.text(3) ?? "", note: row.text(4), at: try date(row.text(5), "a sign-off time"))
+                signedBy: row.text(3) ?? "", note: row.text(4), at: try date(row.text(5), "a sign-off time"),
+                fields: try row.text(6).map {
+                    try StoreJSON.decode([String: String].self, from: $0, path: location, what: "a sign-off's fields")
+                }, buildSHA256: row.text(7))
         }
     }
 

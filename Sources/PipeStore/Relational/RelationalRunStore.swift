@@ -2,11 +2,11 @@ import Foundation
 import PipeCore
 
 /// A run store over SQL tables: every store protocol (`RunStore`, `RunQueue`, `HostLeaseStore`, `AuditLogStore`,
-/// `ForgeStore`) is implemented once, in this protocol's extensions, over a `StoreDatabase`. A backend
+/// `ForgeStore`, `ReleaseBuildStore`) is implemented once, in this protocol's extensions, over a `StoreDatabase`. A backend
 /// (`SQLiteRunStore`, `PostgresRunStore`) only opens its database, brings the schema up to date and runs
 /// transactions; where its SQL differs the shared code asks `dialect`.
 public protocol RelationalRunStore: RunStore, RunQueue, HostLeaseStore, AuditLogStore, ForgeStore,
-    ControllerRegistry
+    ControllerRegistry, ReleaseBuildStore
 {
     /// Where the store is, for messages: the file's path or the server and database.
     var location: String { get }

@@ -6,7 +6,8 @@ import PipeCore
 public enum StoreCopy {
     /// Every table, in an order the foreign keys allow.
     public static let copiedTables = [
-        "runs", "layers", "attempts", "test_results", "artifacts", "signoffs", "events", "host_health", "run_queue",
+        "runs", "layers", "attempts", "test_results", "artifacts", "signoffs", "release_builds", "events",
+        "host_health", "run_queue",
         "schedule_state", "watch_heads", "audit_log", "forge_deliveries", "forge_outbox", "forge_objects",
         "forge_approvals",
     ]

@@ -18,7 +18,12 @@ final class StoreCopyTests: ConformanceTestCase {
         for runID in runIDs { try SimulatedRun.perform(store, runID: runID, failing: runID == runIDs[1]) }
         _ = try store.appendSignoff(
             SignoffRequest(
-                runID: runIDs[0], layer: "unit", decision: .signedOff, signedBy: "erin", at: StoreFixtures.epoch))
+                runID: runIDs[0], layer: "unit", decision: .signedOff, signedBy: "erin", at: StoreFixtures.epoch,
+                fields: ["app_build": "42"], buildSHA256: String(repeating: "e", count: 64)))
+        try store.saveReleaseBuild(
+            StoreFixtures.releaseBuild(
+                runID: runIDs[0], layer: "unit", commit: String(repeating: "ab", count: 20),
+                ipa: String(repeating: "e", count: 64)))
         try store.recordArtifacts(
             [ArtifactRecord(kind: .log, path: "artifacts/\(runIDs[0])/run.log", bytes: 9)], runID: runIDs[0],
             layer: nil, attempt: nil)
@@ -55,7 +60,8 @@ final class StoreCopyTests: ConformanceTestCase {
         var answers = try runIDs.map { runID -> String in
             let run = try XCTUnwrap(try store.run(runID))
             let events = try store.events(runID: runID, after: 0, layer: nil, limit: 1_000)
-            return try StoreFixtures.json(run.record) + "\(run.signoffs)\(run.runArtifacts)\(events)"
+            let builds = "\(try store.releaseBuilds(runID: runID))"
+            return try StoreFixtures.json(run.record) + "\(run.signoffs)\(run.runArtifacts)\(events)" + builds
         }
         answers += [
             "\(try store.listRuns(RunFilter()))", "\(try store.flakyTests(pipeline: nil, since: nil))",

@@ -16,7 +16,9 @@ enum SignoffCommand {
             fail (for app-intents' shortcuts: os_version and app_build always, steps — the order of the actions \
             taken — when the action did not appear). A field the layer does not ask for is refused, so a typo is \
             never recorded as the required field. A refused sign-off records nothing and exits 2, listing every \
-            problem.
+            problem. A checklist that needs a layer which recorded a release build checks that build: app_build \
+            is filled in from its CFBundleVersion, another number is refused, and the sign-off records the build's \
+            SHA-256 (`pipe verify`).
 
             Sign-offs are appended, never edited: a later one supersedes an earlier one, and both stay visible \
             (`pipe runs show`). Who signed is --by, else the git user.email of the project, else the login name. \
