@@ -60,7 +60,11 @@ final class ReleaseBuildConformanceTests: ConformanceTestCase {
             XCTAssertEqual(signed.fields, fields, backend.rawValue)
             XCTAssertEqual(signed.buildSHA256, ipa, "digests are kept lowercase: \(backend)")
             XCTAssertEqual(try store.signoffs(runID: runID), [signed], backend.rawValue)
-            return "\(try store.signoffs(runID: runID))"
+            // Fields sorted: a dictionary's description has no fixed order.
+            return try store.signoffs(runID: runID).map { signoff in
+                "\(signoff.id) \(signoff.layer) \(signoff.decision) \(signoff.signedBy) \(signoff.at) "
+                    + "\((signoff.fields ?? [:]).sorted { $0.key < $1.key }) \(signoff.buildSHA256 ?? "-")"
+            }.joined(separator: "\n")
         }
         assertSame(answers, "the sign-offs")
     }
