@@ -6,4 +6,8 @@
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
+#include <openssl/pkcs12.h>
+#include <openssl/x509.h>
+#include <openssl/cms.h>
+#include <openssl/provider.h>
 #endif

@@ -69,6 +69,55 @@ final class SecretsSpecTests: XCTestCase {
         }
     }
 
+    func testFileSecretsAreBinaryFilesReadWholeAndBounded() throws {
+        let yaml = """
+            secrets:
+              DIST_P12: { file: .pipe/secrets/dist.p12, type: file }
+              DIST_P12_PASSWORD: { env: PIPE_P12_PASSWORD, type: line }
+              WRONG: { env: X, type: file }
+              ODD: { file: y, type: blob }
+            layers:
+              archive:
+                plugin: shell
+                run: "true"
+                secrets: [DIST_P12]
+            """
+        XCTAssertThrowsError(try SpecFixtures.loader.load(yaml: yaml, file: "pipelines/p.yml")) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("secrets.WRONG: a secret of type 'file' is read from 'file:'"), text)
+            XCTAssertTrue(text.contains("pipelines/p.yml:5:25: error: secrets.ODD.type: a secret's type is"), text)
+        }
+        let valid = yaml.split(separator: "\n").filter { !$0.contains("WRONG") && !$0.contains("ODD") }
+        let pipeline = try SpecFixtures.loader.load(yaml: valid.joined(separator: "\n"), file: "pipelines/p.yml")
+        XCTAssertEqual(
+            pipeline.secrets,
+            ["DIST_P12": .binaryFile(".pipe/secrets/dist.p12"), "DIST_P12_PASSWORD": .environment("PIPE_P12_PASSWORD")])
+
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("secrets-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let binary = Data([0x30, 0x82, 0x00, 0x0A, 0x0A, 0x00, 0xFF])  // line breaks and NULs are kept
+        try binary.write(to: folder.appendingPathComponent("dist.p12"))
+        try Data(count: SecretValues.maximumFileBytes + 1).write(to: folder.appendingPathComponent("huge"))
+        try Data().write(to: folder.appendingPathComponent("empty"))
+        let values = try SecretValues.resolve(
+            ["P12": .binaryFile("dist.p12")], environment: [:], projectDirectory: folder)
+        XCTAssertEqual(values.files, ["P12": binary])
+        XCTAssertTrue(values.values.isEmpty, "a file secret is never an environment variable")
+        XCTAssertEqual(values.subset(["P12"]).files, ["P12": binary])
+        XCTAssertTrue(values.subset(["OTHER"]).isEmpty)
+        XCTAssertThrowsError(
+            try SecretValues.resolve(
+                ["H": .binaryFile("huge"), "E": .binaryFile("empty"), "M": .binaryFile("missing")], environment: [:],
+                projectDirectory: folder)
+        ) { error in
+            let text = "\(error)"
+            XCTAssertTrue(text.contains("H: the binary file \(folder.path)/huge is larger than 1048576 bytes"), text)
+            XCTAssertTrue(text.contains("E: the binary file \(folder.path)/empty is empty"), text)
+            XCTAssertTrue(text.contains("M: cannot read the file"), text)
+        }
+    }
+
     func testRedactionMasksValuesEvenAcrossChunks() {
         let redactor = SecretRedactor(SecretValues(["TOKEN": "abc123", "LONG": "abc123-and-more"]))
         XCTAssertEqual(redactor.redact("x abc123-and-more y abc123"), "x [secret LONG] y [secret TOKEN]")

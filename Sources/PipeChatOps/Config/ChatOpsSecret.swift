@@ -24,6 +24,8 @@ public enum ChatOpsSecret {
                     "chatops.secret: cannot read the file \(url.path); check the path and its permissions")
             }
             value = text.hasSuffix("\n") ? String(text.dropLast()) : text
+        case .binaryFile:
+            throw ChatOpsError("chatops.secret: the signing secret is text, not a binary file")
         }
         guard !value.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw ChatOpsError("chatops.secret: the \(source.description) is empty")

@@ -29,6 +29,8 @@ public struct ForgeSecrets: Sendable {
                 throw RequestError("\(setting): cannot read the file \(url.path); check the path and its permissions")
             }
             value = text
+        case .binaryFile:
+            throw RequestError("\(setting): a forge secret is text, not a binary file")
         }
         if value.hasSuffix("\n") { value.removeLast() }
         guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {

@@ -42,7 +42,7 @@ public enum Emulator {
         let program = URL(fileURLWithPath: arguments.first ?? "pipe-mac-emulator").lastPathComponent
         var rest = Array(arguments.dropFirst())
         var tool = program
-        if !["xcrun", "simctl"].contains(program) && !Xcrun.tools.contains(program) {
+        if !["xcrun", "simctl", "security"].contains(program) && !Xcrun.tools.contains(program) {
             guard let first = rest.first else {
                 context.stderr.line(
                     "usage: pipe-mac-emulator <xcrun|xcodebuild|xcresulttool|simctl> [arguments…] (or call it through "
@@ -53,6 +53,7 @@ public enum Emulator {
             rest.removeFirst()
         }
         if tool == "xcrun" { return Xcrun(context: context).run(rest) }
+        if tool == "security" { return Security(context: context).run(rest) }
         guard Xcrun.tools.contains(tool) else {
             context.stderr.line(
                 "pipe-mac-emulator: unknown tool '\(tool)'; expected xcrun, xcodebuild, xcresulttool, xccov or simctl")

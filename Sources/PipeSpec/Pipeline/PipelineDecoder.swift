@@ -109,12 +109,17 @@ struct PipelineDecoder {
                 let source = mapping.reader.mapping(
                     entry.value, at: path, expected: "a mapping with 'env:' or 'file:' (never the value itself)")
             else { continue }
-            source.rejectUnknownKeys(allowed: ["env", "file"])
+            source.rejectUnknownKeys(allowed: ["env", "file", "type"])
             let variable = source.read("env", { $0.nonEmptyString })
             let file = source.read("file", { $0.nonEmptyString })
+            let binary = decodeSecretType(source, path: path)
+            if binary, variable != nil {
+                problems.error(
+                    path, at: entry.value.start, "a secret of type 'file' is read from 'file:', not from 'env:'")
+            }
             switch (variable, file) {
             case (let variable?, nil): secrets[entry.key] = .environment(variable)
-            case (nil, let file?): secrets[entry.key] = .file(file)
+            case (nil, let file?): secrets[entry.key] = binary ? .binaryFile(file) : .file(file)
             case (_?, _?):
                 problems.error(path, at: entry.value.start, "give 'env:' or 'file:', not both")
             case (nil, nil):
@@ -124,6 +129,21 @@ struct PipelineDecoder {
             }
         }
         return secrets
+    }
+
+    /// `type: line` (the default: one line of text) or `type: file` (a binary file read whole); true for `file`.
+    private func decodeSecretType(_ source: MappingReader, path: SpecKeyPath) -> Bool {
+        guard let node = source.value("type") else { return false }
+        let type = source.read("type", { $0.nonEmptyString })
+        switch type {
+        case "line": return false
+        case "file": return true
+        default:
+            problems.error(
+                path.appending("type"), at: node.start,
+                "a secret's type is 'line' (one line of text, the default) or 'file' (a binary file read whole)")
+            return false
+        }
     }
 
     /// The names under `secrets:`, valid or not (a layer naming a broken one is not told it is undeclared).
