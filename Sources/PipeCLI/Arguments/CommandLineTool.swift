@@ -171,7 +171,7 @@ public struct CommandLineTool: Sendable {
     }
 
     /// The declared option a typed `--name` or `-n` means, looking from the innermost command outwards.
-    private static func option(_ typed: String, visibleIn path: [CommandSpec]) -> OptionSpec? {
+    static func option(_ typed: String, visibleIn path: [CommandSpec]) -> OptionSpec? {
         for command in path.reversed() {
             for option in command.options {
                 if typed == option.longFlag { return option }

@@ -33,7 +33,7 @@ public enum PipeCommandLine {
             CommandGroup("CHAT", [ChatOpsCommand.spec]),
             CommandGroup("WEB PAGE", [WebCommand.spec]),
             CommandGroup("FORGES", [ForgeCommand.spec]),
-            CommandGroup("DOCUMENTATION", [ManCommand.spec]),
+            CommandGroup("DOCUMENTATION", [ManCommand.spec, CompletionsCommand.spec]),
         ],
         sections: [
             HelpSection(
@@ -66,6 +66,12 @@ public enum PipeCommandLine {
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         console: Console = .standard
     ) -> Int32 {
+        let currentDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        if arguments.first == CompletionsCommand.hiddenCommand {
+            return CompletionsCommand.answer(
+                Array(arguments.dropFirst()), environment: environment, currentDirectory: currentDirectory,
+                console: console)
+        }
         switch tool.parse(arguments) {
         case .help(let text), .version(let text):
             console.out(text + "\n")
@@ -76,7 +82,7 @@ public enum PipeCommandLine {
         case .run(let path, let parsed):
             let context = CommandContext(
                 arguments: parsed, environment: environment, console: console,
-                currentDirectory: URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+                currentDirectory: currentDirectory)
             do {
                 switch path {
                 case ["run"]: return try RunCommand.execute(context)
@@ -89,6 +95,7 @@ public enum PipeCommandLine {
                 case ["controller"]: return try ControllerCommand.execute(context)
                 case ["enqueue"]: return try EnqueueCommand.execute(context)
                 case ["man"]: return try ManCommand.execute(context)
+                case ["completions"]: return try CompletionsCommand.execute(context)
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 case let hosts where hosts.first == "hosts": return try HostsCommand.execute(hosts, context)
                 case let sims where sims.first == "sims": return try SimsCommand.execute(sims, context)
