@@ -6,7 +6,7 @@ MAC_STATE ?= /tmp/pipe-mac-$(shell id -u)-$(PROJECT_KEY)/mac-1
 MAC_MODE ?= real
 FORMAT_PATHS := Package.swift Sources Plugins Tests examples/reader-app examples/haptics-app
 
-.PHONY: deps build release lint test demo mac-up mac-down bench clean
+.PHONY: deps build release dist lint test demo mac-up mac-down bench clean
 
 deps:
 	@scripts/install-deps
@@ -23,6 +23,11 @@ BUILD_INFO = PIPE_BUILD_COMMIT=$$(git rev-parse HEAD 2>/dev/null) \
 	PIPE_BUILD_DATE=$$(date -u +%Y-%m-%dT%H:%M:%SZ)
 release: deps
 	$(BUILD_INFO) $(SWIFT) build -c release --static-swift-stdlib -Xswiftc -use-ld=lld
+
+# The release tarball and .deb (docs/operations.md); lintian checks the .deb (its kept warnings: packaging/debian).
+dist: release
+	scripts/package --binary .build/release/pipe --out dist
+	lintian --fail-on error,warning dist/pipe_$$(cat VERSION)_$$(dpkg --print-architecture).deb
 
 lint:
 	@out=$$($(SWIFT) format lint --strict -r $(FORMAT_PATHS) 2>&1); \
