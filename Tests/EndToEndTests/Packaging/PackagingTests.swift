@@ -94,14 +94,19 @@ final class PackagingTests: XCTestCase {
         XCTAssertTrue(controllerUnit.contains("\nExecReload=/bin/kill -HUP $MAINPID\n"), controllerUnit)
 
         guard hasCompletions else { return }
+        // The scripts ask `pipe __complete`: the extracted binary, first on the PATH.
+        let onPath = "PATH='\(URL(fileURLWithPath: extracted).deletingLastPathComponent().path)':\"$PATH\" "
         let bash = try sh(
-            "bash -c \"source '\(root.path)/usr/share/bash-completion/completions/pipe' && complete -p pipe\"")
+            onPath + "bash -c \"source '\(root.path)/usr/share/bash-completion/completions/pipe' && complete -p pipe\"")
         XCTAssertEqual(bash.exitCode, 0, bash.stderr)
         let fish = try sh(
-            "fish -c \"source '\(root.path)/usr/share/fish/vendor_completions.d/pipe.fish'; complete -C 'pipe con'\"")
+            onPath
+                + "fish -c \"source '\(root.path)/usr/share/fish/vendor_completions.d/pipe.fish'; complete -C 'pipe con'\""
+        )
         XCTAssertTrue(fish.stdout.contains("controller"), fish.stdout + fish.stderr)
         let zsh = try sh(
-            "zsh -c \"autoload -Uz compinit && compinit -u && source '\(root.path)/usr/share/zsh/vendor-completions/_pipe'\""
+            onPath
+                + "zsh -c \"autoload -Uz compinit && compinit -u && source '\(root.path)/usr/share/zsh/vendor-completions/_pipe'\""
         )
         XCTAssertEqual(zsh.exitCode, 0, zsh.stderr)
     }
