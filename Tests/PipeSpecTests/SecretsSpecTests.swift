@@ -86,9 +86,19 @@ final class SecretsSpecTests: XCTestCase {
             let text = "\(error)"
             XCTAssertTrue(text.contains("secrets.WRONG: a secret of type 'file' is read from 'file:'"), text)
             XCTAssertTrue(text.contains("pipelines/p.yml:5:25: error: secrets.ODD.type: a secret's type is"), text)
+            XCTAssertTrue(
+                text.contains(
+                    "pipelines/p.yml:10:15: error: layers.archive.secrets[0]: 'DIST_P12' is a secret of type 'file', "
+                        + "and plugin 'shell' takes only one-line secrets"), text)
         }
+        // A plugin that takes file secrets (one that signs) gets it.
+        var registry = SpecFixtures.registry
+        registry["signs"] = PluginSchema(settings: [], takesFileSecrets: true)
         let valid = yaml.split(separator: "\n").filter { !$0.contains("WRONG") && !$0.contains("ODD") }
-        let pipeline = try SpecFixtures.loader.load(yaml: valid.joined(separator: "\n"), file: "pipelines/p.yml")
+            .map { $0.replacingOccurrences(of: "plugin: shell", with: "plugin: signs") }
+            .filter { !$0.contains("run: ") }
+        let pipeline = try PipelineLoader(registry: registry).load(
+            yaml: valid.joined(separator: "\n"), file: "pipelines/p.yml")
         XCTAssertEqual(
             pipeline.secrets,
             ["DIST_P12": .binaryFile(".pipe/secrets/dist.p12"), "DIST_P12_PASSWORD": .environment("PIPE_P12_PASSWORD")])

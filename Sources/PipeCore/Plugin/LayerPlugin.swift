@@ -21,6 +21,9 @@ public protocol LayerPlugin {
     /// Whether the layer builds, and so may build in a build cache of the host (`BuildCachePlace`): a run with such
     /// a layer (and `build-cache:` not false) leases one and uses its tree as the workspace.
     static var buildsInCache: Bool { get }
+    /// Whether the layer can take secrets of `type: file` (`SecretValues.files`): one that cannot never sees them,
+    /// so validation refuses a layer that names one.
+    static var takesFileSecrets: Bool { get }
 
     init()
 
@@ -29,6 +32,7 @@ public protocol LayerPlugin {
 
 extension LayerPlugin {
     public static var buildsInCache: Bool { false }
+    public static var takesFileSecrets: Bool { false }
 }
 
 /// One setting a plugin accepts, for validation and documentation.

@@ -60,7 +60,7 @@ struct PipelineDecoder {
         let secrets = decodeSecrets(document)
         let layers = decodeLayers(document)
         checkNeeds(layers)
-        checkSecrets(layers, declared: declaredSecretNames(document))
+        checkSecrets(layers, declared: declaredSecretNames(document), decoded: secrets)
         for (parameter, entry) in declaredParameterKeys(top) where !interpolator.used.contains(parameter) {
             problems.warning(
                 SpecKeyPath([.key("parameters"), .key(parameter)]), at: entry.start,
@@ -155,9 +155,20 @@ struct PipelineDecoder {
         }
     }
 
-    /// Every secret a layer asks for is declared under `secrets:`.
-    private func checkSecrets(_ layers: [DecodedLayer], declared: [String]) {
+    /// Every secret a layer asks for is declared under `secrets:`, and a file secret goes only to a plugin that
+    /// takes one (any other would silently get nothing).
+    private func checkSecrets(_ layers: [DecodedLayer], declared: [String], decoded: [String: SecretSource]) {
         for layer in layers {
+            for name in layer.secrets {
+                guard case .binaryFile? = decoded[name.text], let schema = registry[layer.spec.plugin],
+                    !schema.takesFileSecrets
+                else { continue }
+                problems.error(
+                    name.path, at: name.node.start,
+                    "'\(name.text)' is a secret of type 'file', and plugin '\(layer.spec.plugin)' takes only one-line "
+                        + "secrets (type: line): it would reach the layer as nothing; give this layer a line secret, or "
+                        + "the file to a plugin that signs")
+            }
             for name in layer.secrets where !declared.contains(name.text) {
                 let suggestion = SpecReader.suggestion(name.text, declared.sorted())
                 problems.error(

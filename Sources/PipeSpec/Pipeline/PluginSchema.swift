@@ -8,15 +8,19 @@ public struct PluginSchema: Sendable, Equatable {
     public var settings: [SettingSchema]
     /// The gate of a layer that does not name one.
     public var defaultGate: Gate
+    /// Whether its layers can take secrets of `type: file`.
+    public var takesFileSecrets: Bool
 
-    public init(settings: [SettingSchema], defaultGate: Gate = .merge) {
+    public init(settings: [SettingSchema], defaultGate: Gate = .merge, takesFileSecrets: Bool = false) {
         self.settings = settings
         self.defaultGate = defaultGate
+        self.takesFileSecrets = takesFileSecrets
     }
 
     /// The schema a plugin type declares.
     public init(_ plugin: any LayerPlugin.Type) {
-        self.init(settings: plugin.settings, defaultGate: plugin.defaultGate)
+        self.init(
+            settings: plugin.settings, defaultGate: plugin.defaultGate, takesFileSecrets: plugin.takesFileSecrets)
     }
 
     /// `kind → schema` for the given plugin types.
