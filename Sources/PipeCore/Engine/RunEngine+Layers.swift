@@ -84,7 +84,7 @@ extension RunEngine {
                 runArtifacts: state.runFolder, buildCache: place.buildCache)
             // The tool's own test retries, when the plugin uses them, stand for the engine's: they are left to it.
             pluginContext.testRetries = policy.tests - retriesTaken[.testsFailed, default: 0]
-            pluginContext.hostXcode = state.snapshot.xcode
+            pluginContext.hostXcode = state.locked { state.record.xcode }
             var result: LayerResult
             var connectionLost = false
             do {
