@@ -91,11 +91,18 @@ final class CompletionTests: XCTestCase {
             request: .init(
                 pipeline: "haptics", ref: "HEAD", workspace: "examples/haptics-app", requestedBy: "alice",
                 trigger: "cli"),
-            startedAt: started, layers: [])
+            startedAt: started,
+            layers: [
+                .init(name: "event-spec", plugin: "xcodebuild-test", gate: .merge),
+                .init(name: "device", plugin: "checklist", gate: .release),
+            ])
         try SQLiteRunStore(location: folder.appending(".pipe/pipe.db")).createRun(
             record, owner: RunOwner(hostname: "ci-1", pid: 1, processStart: nil))
         XCTAssertEqual(complete("runs", "show", ""), ["last", runID])
         XCTAssertEqual(complete("gate", String(runID.prefix(6))), [runID])
+        XCTAssertEqual(complete("signoff", "last", ""), ["event-spec", "device"], "the run's layers")
+        XCTAssertEqual(complete("signoff", String(runID.prefix(6)), "d"), ["device"])
+        XCTAssertEqual(complete("signoff", "20991231", ""), [], "no such run: no layers, no error")
     }
 
     func testPathsAskTheShellForFiles() {

@@ -107,9 +107,13 @@ struct CompletionEngine {
         case "run": return project.runIDs()
         case "shell": return CompletionScripts.Shell.allCases.map(\.rawValue)
         case "layer", "only":
-            guard let pipeline = context.positionals.first, context.path.last?.arguments.first?.name == "pipeline"
-            else { return [] }
-            return project.layers(ofPipeline: pipeline)
+            // The layers of the pipeline or the run the command names first (`run p --only`, `signoff <run> <layer>`).
+            guard let first = context.positionals.first else { return [] }
+            switch context.path.last?.arguments.first?.name {
+            case "pipeline": return project.layers(ofPipeline: first)
+            case "run": return project.layers(ofRun: first)
+            default: return []
+            }
         default: break
         }
         switch valueName {

@@ -63,20 +63,31 @@ struct ProjectNames {
     /// `last`, then the newest runs' ids, from an SQLite store that already exists; a PostgreSQL store is not asked
     /// (completion does not wait on the network).
     func runIDs() -> [String] {
-        var ids = ["last"]
-        guard let folder else { return ids }
+        let runs = (try? existingStore()?.listRuns(RunFilter(limit: CompletionNames.limit))) ?? nil
+        return ["last"] + (runs ?? []).map(\.runID)
+    }
+
+    /// The layers of a run (`last`, an id or a unique prefix), from the same store as `runIDs`.
+    func layers(ofRun typed: String) -> [String] {
+        guard let store = existingStore(), let runID = try? store.resolveRunID(typed),
+            let stored = try? store.run(runID)
+        else { return [] }
+        return Array(stored.record.layers.map(\.name).prefix(CompletionNames.limit))
+    }
+
+    /// The project's SQLite store when it already exists: completion creates none, and a PostgreSQL store is not
+    /// asked (completion does not wait on the network).
+    private func existingStore() -> SQLiteRunStore? {
+        guard let folder else { return nil }
         let location: URL
         if let store {
-            guard !PostgresTarget.isPostgres(store) else { return ids }
+            guard !PostgresTarget.isPostgres(store) else { return nil }
             location = URL(fileURLWithPath: store, relativeTo: currentDirectory).standardizedFileURL
         } else {
             location = SQLiteRunStore.defaultLocation(projectDirectory: folder.url)
         }
-        guard FileManager.default.fileExists(atPath: location.path),
-            let runs = try? SQLiteRunStore(location: location).listRuns(RunFilter(limit: CompletionNames.limit))
-        else { return ids }
-        ids += runs.map(\.runID)
-        return ids
+        guard FileManager.default.fileExists(atPath: location.path) else { return nil }
+        return try? SQLiteRunStore(location: location)
     }
 
     private static func isSmallFile(_ url: URL) -> Bool {
