@@ -58,12 +58,19 @@ struct BundleEvidence {
     }
 
     /// Reads the pulled-back folder `local`; `logTests` names the run's tests, so attachments are tied to them, and
-    /// artifact paths are relative to `projectDirectory`.
-    static func read(_ local: URL, logTests: [TestCaseResult], measuresCoverage: Bool, projectDirectory: URL)
-        -> BundleEvidence
-    {
+    /// artifact paths are relative to `projectDirectory`. On an Xcode before 16, `legacy` holds the tests and the
+    /// attachments the legacy commands gave (the folder then has no test list or manifest of the host's).
+    static func read(
+        _ local: URL, logTests: [TestCaseResult], measuresCoverage: Bool, projectDirectory: URL,
+        legacy: LegacyBundleEvidence.Listing? = nil
+    ) -> BundleEvidence {
         var evidence = BundleEvidence()
-        if let data = evidence.document(local.appendingPathComponent(FileName.tests), what: "the bundle's test list") {
+        if let legacy {
+            evidence.tests = legacy.tests
+            evidence.notes += legacy.notes
+        } else if let data = evidence.document(
+            local.appendingPathComponent(FileName.tests), what: "the bundle's test list")
+        {
             do {
                 evidence.tests = try XcresultTestResults.decode(data).testCases
             } catch {
@@ -84,8 +91,13 @@ struct BundleEvidence {
             }
         }
         let merged = TestResultMerge.merge(log: logTests, bundle: evidence.tests)
-        evidence.readAttachments(
-            local.appendingPathComponent(FileName.attachments), tests: merged, projectDirectory: projectDirectory)
+        let folder = local.appendingPathComponent(FileName.attachments)
+        if let legacy {
+            evidence.readAttachments(
+                folder, entries: legacy.attachments, tests: merged, projectDirectory: projectDirectory)
+        } else {
+            evidence.readAttachments(folder, tests: merged, projectDirectory: projectDirectory)
+        }
         return evidence
     }
 
@@ -111,12 +123,17 @@ struct BundleEvidence {
             notes.append("the attachments were not read: \(error)")
             return
         }
+        let entries = manifest.tests.flatMap { test in test.attachments.map { (test.testIdentifier, $0) } }
+        readAttachments(folder, entries: entries, tests: tests, projectDirectory: projectDirectory)
+    }
+
+    /// Keeps the listed files of `folder` that pass the limits, as attachment artifacts tied to their tests.
+    private mutating func readAttachments(
+        _ folder: URL, entries listed: [(test: String, attachment: XcresultAttachmentManifest.Attachment)],
+        tests: [TestCaseResult], projectDirectory: URL
+    ) {
         let identifiers = tests.map(\.identifier)
-        var entries: [(test: String, attachment: XcresultAttachmentManifest.Attachment)] = []
-        for test in manifest.tests {
-            let identifier = Self.runIdentifier(test.testIdentifier, among: identifiers)
-            entries += test.attachments.map { (identifier, $0) }
-        }
+        let entries = listed.map { (test: Self.runIdentifier($0.test, among: identifiers), attachment: $0.attachment) }
         // Those tied to a failure are what an engineer looks at first; keep them when the count is cut.
         let ordered =
             entries.filter { $0.attachment.isAssociatedWithFailure == true }

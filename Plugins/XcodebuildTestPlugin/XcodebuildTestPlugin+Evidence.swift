@@ -6,9 +6,10 @@ import PipeCore
 extension XcodebuildTestPlugin {
     /// Brings back the folder `BundleEvidence.script` wrote beside the bundle and reads it; a folder past the limit
     /// or holding what extraction refuses is the host's refusal, as for the bundle.
-    func pullBackEvidence(bundle: ResultBundlePath, logTests: [TestCaseResult], context: LayerContext) -> (
-        evidence: BundleEvidence, refusal: RemoteError?
-    ) {
+    func pullBackEvidence(
+        bundle: ResultBundlePath, logTests: [TestCaseResult], context: LayerContext,
+        legacy: LegacyBundleEvidence.Listing? = nil
+    ) -> (evidence: BundleEvidence, refusal: RemoteError?) {
         let remote = BundleEvidence.remoteFolder(of: bundle)
         let pulled = context.host.pullBack(
             remote, into: context.localArtifacts, cancellation: context.cancellation, alongside: nil,
@@ -19,7 +20,7 @@ extension XcodebuildTestPlugin {
             let folder = URL(fileURLWithPath: transfer.destination)
             evidence = BundleEvidence.read(
                 folder, logTests: logTests, measuresCoverage: context.layer.coverage != nil,
-                projectDirectory: context.projectDirectory)
+                projectDirectory: context.projectDirectory, legacy: legacy)
             // The folder as it came, refused parts included, is the run's like the bundle; the files Pipe reads
             // from it are recorded again on their own.
             evidence.artifacts.insert(

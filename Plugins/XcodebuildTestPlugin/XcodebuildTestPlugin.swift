@@ -38,6 +38,8 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         public static let exitCode = "exit-code"
         public static let log = "xcodebuild.log"
         public static let resultSummary = "xcresult-summary.json"
+        /// On an Xcode before 16: the legacy root record, which stands in for the summary.
+        public static let legacyResultRoot = "xcresult-root.json"
     }
 
     public init() {}
@@ -107,7 +109,12 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             summary = pulled.summary
             refusal = pulled.refusal
             if refusal == nil, pulled.bundleArrived {
-                let read = pullBackEvidence(bundle: bundle, logTests: invocation.tests, context: context)
+                // Xcode before 16: the tests and attachments come from the legacy commands, one round trip each.
+                let legacy = pulled.legacyRoot.map {
+                    LegacyBundleEvidence.gather(bundle: bundle, root: $0, host: context.host)
+                }
+                let read = pullBackEvidence(
+                    bundle: bundle, logTests: invocation.tests, context: context, legacy: legacy)
                 refusal = read.refusal
                 bundleEvidence = read.evidence
             }
@@ -186,52 +193,75 @@ public struct XcodebuildTestPlugin: LayerPlugin {
 
     // MARK: - Bringing results back
 
-    private func pullBack(bundle: ResultBundlePath, context: LayerContext, evidence: inout [String]) -> (
-        artifacts: [ArtifactRecord], summary: XcresultSummary?, refusal: RemoteError?, bundleArrived: Bool
-    ) {
+    /// What came back with the bundle.
+    struct PulledBack {
         var artifacts: [ArtifactRecord] = []
+        var summary: XcresultSummary?
+        var refusal: RemoteError?
+        var bundleArrived = false
+        /// The legacy root record, on an Xcode before 16 (`LegacyBundleEvidence`).
+        var legacyRoot: XcresultLegacyInvocationRecord?
+    }
+
+    private func pullBack(bundle: ResultBundlePath, context: LayerContext, evidence: inout [String]) -> PulledBack {
+        var result = PulledBack()
+        let legacy = LegacyBundleEvidence.applies(hostXcode: context.hostXcode)
         // The summary, the tests, coverage and attachments are read on the host while the bundle streams back:
         // one wait, not a round trip each.
-        let summaryCommand = BundleEvidence.script(bundle: bundle, coverage: context.layer.coverage != nil)
+        let coverage = context.layer.coverage != nil
+        let summaryCommand =
+            legacy
+            ? LegacyBundleEvidence.script(bundle: bundle, coverage: coverage)
+            : BundleEvidence.script(bundle: bundle, coverage: coverage)
         let pulled = context.host.pullBack(
             bundle.path, into: context.localArtifacts, cancellation: context.cancellation, alongside: summaryCommand,
             commandTimeoutSeconds: 120, limitBytes: context.layer.artifactLimitBytes)
         if pulled.missing {
             evidence.append("no result bundle was written at \(bundle.path)")
-            return ([], nil, nil, false)
+            return result
         }
         switch pulled.transfer {
         case .success(let transfer):
-            artifacts.append(
+            result.artifacts.append(
                 ArtifactRecord(
                     kind: .resultBundle,
                     path: context.projectRelativePath(URL(fileURLWithPath: transfer.destination)),
                     bytes: transfer.bytes, sha256: transfer.sha256))
         case .failure(let error as RemoteError) where error.kind == .refusedContent:
-            return (artifacts, nil, error, false)
+            result.refusal = error
+            return result
         case .failure(let error):
             evidence.append("the result bundle could not be brought back: \(error)")
         }
+        result.bundleArrived = result.artifacts.contains { $0.kind == .resultBundle }
         guard case .success(let output)? = pulled.command, output.exit == .exited(0) else {
             if case .failure(let error as RemoteError)? = pulled.command, error.kind == .refusedContent {
-                return (artifacts, nil, error, false)
+                result.refusal = error
+                result.bundleArrived = false
+                return result
             }
             evidence.append("xcresulttool could not read the result bundle's summary")
-            return (artifacts, nil, nil, !artifacts.isEmpty)
+            return result
         }
-        let summaryURL = context.localArtifacts.appendingPathComponent(ArtifactName.resultSummary)
+        let name = legacy ? ArtifactName.legacyResultRoot : ArtifactName.resultSummary
+        let summaryURL = context.localArtifacts.appendingPathComponent(name)
         if (try? context.redactor.redact(output.stdout).write(to: summaryURL)) != nil,
             let record = try? record(.summaryJSON, summaryURL, context)
         {
-            artifacts.append(record)
+            result.artifacts.append(record)
         }
-        let arrived = artifacts.contains { $0.kind == .resultBundle }
         do {
-            return (artifacts, try XcresultSummary.decode(output.stdout), nil, arrived)
+            if legacy {
+                let root = try LegacyBundleEvidence.root(output.stdout)
+                result.legacyRoot = root
+                result.summary = XcresultSummary(legacy: root)
+            } else {
+                result.summary = try XcresultSummary.decode(output.stdout)
+            }
         } catch {
             evidence.append("the result bundle's summary could not be read: \(error)")
-            return (artifacts, nil, nil, arrived)
         }
+        return result
     }
 
     func record(_ kind: ArtifactRecord.Kind, _ url: URL, _ context: LayerContext) throws -> ArtifactRecord {

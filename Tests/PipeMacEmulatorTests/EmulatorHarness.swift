@@ -62,6 +62,21 @@ final class EmulatorHarness {
     }
 
     /// Runs `program` (its basename picks the tool) in-process.
+    /// Runs the canned Reader scheme's tests (one of them fails) into `R.xcresult` in `workspace`; returns the
+    /// bundle's path.
+    func runCannedReader(in workspace: URL, extra: [String] = [], file: StaticString = #filePath, line: UInt = #line)
+        -> String
+    {
+        let outcome = run(
+            "xcodebuild",
+            [
+                "test", "-scheme", "Reader", "-destination",
+                "platform=iOS Simulator,id=\(Self.iPhone15OnIOS17)", "-resultBundlePath", "R.xcresult",
+            ] + extra, in: workspace)
+        XCTAssertEqual(outcome.status, 65, outcome.stderr, file: file, line: line)
+        return workspace.appendingPathComponent("R.xcresult").path
+    }
+
     func run(_ program: String, _ arguments: [String], in directory: URL? = nil) -> Outcome {
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home.path

@@ -13,14 +13,7 @@ final class EvidenceToolsTests: XCTestCase {
     }
 
     private func runReader(_ extra: [String] = []) -> String {
-        let outcome = host.run(
-            "xcodebuild",
-            [
-                "test", "-scheme", "Reader", "-destination",
-                "platform=iOS Simulator,id=\(EmulatorHarness.iPhone15OnIOS17)", "-resultBundlePath", "R.xcresult",
-            ] + extra, in: workspace)
-        XCTAssertEqual(outcome.status, 65, outcome.stderr)
-        return workspace.appendingPathComponent("R.xcresult").path
+        host.runCannedReader(in: workspace, extra: extra)
     }
 
     // MARK: - xccov

@@ -12,14 +12,7 @@ final class XCResultToolTests: XCTestCase {
     }
 
     private func runReader() -> String {
-        let outcome = host.run(
-            "xcodebuild",
-            [
-                "test", "-scheme", "Reader", "-destination",
-                "platform=iOS Simulator,id=\(EmulatorHarness.iPhone15OnIOS17)", "-resultBundlePath", "R.xcresult",
-            ], in: workspace)
-        XCTAssertEqual(outcome.status, 65, outcome.stderr)
-        return workspace.appendingPathComponent("R.xcresult").path
+        host.runCannedReader(in: workspace)
     }
 
     func testVersion() {

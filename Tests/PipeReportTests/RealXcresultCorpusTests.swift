@@ -1,4 +1,5 @@
 import Foundation
+import PipeApple
 import PipeCore
 import PipeReport
 import XCTest
@@ -74,5 +75,23 @@ final class RealXcresultCorpusTests: XCTestCase {
     /// One test's `ActionTestSummary` alone is no result: refused, naming what to give instead (exit 2).
     func testALoneTestSummaryIsRefused() throws {
         XCTAssertNil(try Self.report(["xcresultkit-test-summary.json"], .legacy))
+    }
+
+    /// The attachments of a real `ActionTestSummary` (Xcode 11): what `pipe run` exports on an Xcode before 16.
+    func testALegacyTestSummaryListsItsAttachmentsWithTheirPayloadIDs() throws {
+        let data = try Fixture.data("real/xcresult/xcresultkit-test-summary.json")
+        guard case .testSummary(let summary) = try XcresultLegacyDocument.read(JSONSerialization.jsonObject(with: data))
+        else { return XCTFail("not read as an ActionTestSummary") }
+        XCTAssertEqual(summary.result.identifier, "ViewControllerTests/testViewControllerWithTwoDetails()")
+        XCTAssertEqual(
+            summary.attachments.map(\.name), ["ViewControllerWithTwoDetails", "ViewControllerWithTwoDetails"])
+        XCTAssertEqual(summary.attachments.map(\.uniformTypeIdentifier), ["public.png", "chute.styleSheet"])
+        XCTAssertEqual(
+            summary.attachments.first?.filename,
+            "ViewControllerWithTwoDetails_1_6797ED56-5335-4E26-B1E4-95777E1AAB28.png")
+        XCTAssertEqual(
+            summary.attachments.first?.payloadID,
+            "0~j4gZ6UZzbaWO3v9w7LhCEjud7KE3XOAuf1POvoeeq6lrqDWq8tfVUqtMWLLgXsYXq13_Ntazj8-Eu50MtZCc6g==")
+        XCTAssertEqual(summary.attachments.map(\.payloadSize), [34674, 867])
     }
 }

@@ -29,6 +29,16 @@ public struct XcresultAttachmentManifest: Equatable, Sendable {
         public var deviceName: String?
         public var deviceId: String?
         public var repetitionNumber: Int?
+
+        public init(
+            exportedFileName: String, suggestedHumanReadableName: String? = nil, isAssociatedWithFailure: Bool? = nil,
+            timestamp: Double? = nil
+        ) {
+            self.exportedFileName = exportedFileName
+            self.suggestedHumanReadableName = suggestedHumanReadableName
+            self.isAssociatedWithFailure = isAssociatedWithFailure
+            self.timestamp = timestamp
+        }
     }
 
     public init(tests: [Test]) {

@@ -105,8 +105,13 @@ public struct EmulatedHostConfig: Codable, Equatable {
     /// Whether `simctl … -j` escapes `/` as `\/` (both are seen from real Macs). Default: true.
     public var jsonEscapesSlashes: Bool?
 
-    /// The version `xcresulttool version` prints.
-    var xcresulttoolVersion: Int { xcode.xcresulttoolVersion ?? 23021 }
+    /// The version `xcresulttool version` prints: unless given, Xcode 16's first with `get test-results` (23021) for
+    /// Xcode 16 and later, and Xcode 15.4's (22608) before.
+    var xcresulttoolVersion: Int {
+        if let version = xcode.xcresulttoolVersion { return version }
+        let major = Int(xcode.version.prefix { $0.isNumber }) ?? 16
+        return major >= 16 ? 23021 : 22608
+    }
     var macOSVersion: MacOS { macOS ?? MacOS(version: "15.2", build: "24C101") }
     var hostArchitecture: String { architecture ?? "arm64" }
     var faultSettings: Faults { faults ?? Faults() }

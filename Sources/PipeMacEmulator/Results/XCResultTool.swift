@@ -1,7 +1,8 @@
 import Foundation
 
-/// The emulated `xcresulttool` (Xcode 16): `version`, `get test-results summary|tests --path X`, `export attachments`,
-/// and the Xcode 16 refusal of legacy `get` without `--legacy`.
+/// The emulated `xcresulttool`: from version 23021 (Xcode 16) `version`, `get test-results summary|tests --path X`,
+/// `export attachments`, and the legacy commands behind `--legacy`; before it the legacy commands alone
+/// (`XCResultTool+Legacy.swift`).
 struct XCResultTool {
     let context: EmulatorContext
 
@@ -15,14 +16,31 @@ struct XCResultTool {
             context.stderr.line("OVERVIEW: Result bundle tool\n\nUSAGE: xcresulttool <subcommand>")
             return 64
         }
+        let legacyOnly = Self.isLegacyOnly(config)
+        let rest = Array(arguments.dropFirst())
         switch command {
         case "version", "--version":
-            context.stdout.line("xcresulttool version \(config.xcresulttoolVersion), format version 3.53 (current)")
+            // Xcode 15.4's tool writes format version 3.49; Xcode 16's 3.53.
+            let format = legacyOnly ? "3.49" : "3.53"
+            context.stdout.line(
+                "xcresulttool version \(config.xcresulttoolVersion), format version \(format) (current)")
             return 0
+        case "get" where legacyOnly:
+            if let first = rest.first, !first.hasPrefix("-") {
+                return unexpectedArgument(first, usage: Self.legacyGetUsage, command: "get")
+            }
+            return legacyObject(rest, legacyOnly: true)
         case "get":
-            return get(Array(arguments.dropFirst()))
-        case "export" where arguments.dropFirst().first == "attachments":
-            return exportAttachments(Array(arguments.dropFirst(2)))
+            return get(rest)
+        case "export" where legacyOnly:
+            if let first = rest.first, !first.hasPrefix("-") {
+                return unexpectedArgument(first, usage: Self.legacyExportUsage, command: "export")
+            }
+            return legacyExport(rest, legacyOnly: true)
+        case "export" where rest.first == "attachments":
+            return exportAttachments(Array(rest.dropFirst()))
+        case "export":
+            return legacyExport(rest.first == "object" ? Array(rest.dropFirst()) : rest, legacyOnly: false)
         default:
             context.stderr.line("Error: Unknown subcommand '\(command)'.")
             context.stderr.line("Usage: xcresulttool <subcommand>\n  See 'xcresulttool --help' for more information.")
@@ -176,22 +194,8 @@ struct XCResultTool {
         return 0
     }
 
-    /// `xcresulttool get [object] --format json --path …`: Xcode 16 requires `--legacy`; the emulator does not
-    /// produce the legacy object graph at all.
+    /// `xcresulttool get [object] --legacy --format json --path …`.
     private func legacyGet(_ arguments: [String]) -> Int32 {
-        if !arguments.contains("--legacy") {
-            context.stderr.line(
-                "Error: This command is deprecated and will be removed in a future release, --legacy flag is required to "
-                    + "use it.")
-            context.stderr.line(
-                "Usage: xcresulttool get object [--legacy] --path <path> [--id <id>] [--version <version>] "
-                    + "[--format <format>]")
-            context.stderr.line("  See 'xcresulttool get object --help' for more information.")
-            return 64
-        }
-        context.stderr.line(
-            "Error: the emulated xcresulttool (pipe-mac-emulator) does not produce legacy objects; use "
-                + "'xcresulttool get test-results summary --path <path>'.")
-        return 1
+        legacyObject(arguments.first == "object" ? Array(arguments.dropFirst()) : arguments, legacyOnly: false)
     }
 }

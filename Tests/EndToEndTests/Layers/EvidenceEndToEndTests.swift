@@ -55,6 +55,46 @@ final class EvidenceEndToEndTests: EmulatedHostTestCase {
         XCTAssertTrue(identifiers.allSatisfy { $0.hasPrefix("ReadingIDTests/") }, "\(identifiers)")
     }
 
+    /// Xcode 15's xcresulttool has only the legacy object graph: the summary comes from the root record, the tests
+    /// from its `testsRef`, and the failed test's screenshot from `export --type file`, tied to its test as on 16.
+    func testOnAnXcodeBefore16TheLegacyBundleGivesTheSummaryTestsAndScreenshot() throws {
+        var config = try host.readConfig()
+        config["xcode"] = ["version": "15.4", "build": "15F31d"]
+        try host.writeConfig(config)
+        let project = try makeProject()
+        try failWithScreenshot(in: project)
+        let result = try project.pipe(["run", "app-intents"])
+        XCTAssertEqual(result.exitCode, 1, result.combined)
+        let record = try project.lastRecord()
+        XCTAssertTrue((record["xcode"] as? String)?.hasPrefix("Xcode 15.4") == true, "\(record["xcode"] ?? "")")
+        let logic = try XCTUnwrap(layer("logic", in: record))
+        XCTAssertEqual(logic["outcome"] as? String, "tests-failed")
+        let evidence = try XCTUnwrap(logic["evidence"] as? [String]).joined(separator: "\n")
+        XCTAssertFalse(evidence.contains("could not read the result bundle's summary"), evidence)
+        XCTAssertFalse(evidence.contains("could not be read"), evidence)
+
+        let artifacts = try XCTUnwrap(try attempt(record)["artifacts"] as? [[String: Any]])
+        XCTAssertTrue(
+            artifacts.contains { ($0["path"] as? String)?.hasSuffix("/xcresult-root.json") == true }, "\(artifacts)")
+        let attachments = artifacts.filter { $0["kind"] as? String == "attachment" }
+        XCTAssertEqual(attachments.count, 2, "\(artifacts)")
+        let screenshot = try XCTUnwrap(attachments.first { ($0["path"] as? String)?.hasSuffix(".png") == true })
+        let facts = try XCTUnwrap(screenshot["attachment"] as? [String: Any])
+        XCTAssertEqual(facts["testIdentifier"] as? String, "ReadingIDTests/testRejectsEmptyInput()")
+        XCTAssertEqual(facts["detectedType"] as? String, "image/png")
+        XCTAssertTrue((facts["name"] as? String)?.hasPrefix("empty-field_0_") == true, "\(facts)")
+        let path = try XCTUnwrap(screenshot["path"] as? String)
+        XCTAssertEqual(try Data(contentsOf: project.url.appendingPathComponent(path)), EmulatedHostTestCase.screenshot)
+
+        let tests = try XCTUnwrap(logic["tests"] as? [[String: Any]])
+        let identifiers = tests.compactMap { $0["identifier"] as? String }
+        XCTAssertEqual(identifiers.count, 12)
+        XCTAssertEqual(Set(identifiers).count, 12, "the log's and the bundle's names agree")
+        let failed = try XCTUnwrap(tests.first { $0["status"] as? String == "failed" })
+        XCTAssertEqual(failed["identifier"] as? String, "ReadingIDTests/testRejectsEmptyInput()")
+        XCTAssertEqual(failed["failureLocation"] as? String, "ReadingIDTests.swift:21")
+    }
+
     func testCoverageBelowTheMinimumFailsTheLayerWithTheNumbers() throws {
         let project = try makeProject(
             pipeline: Self.oneLogicLayerPipeline + "\n    coverage: { minimum: 80%, targets: [Reader] }\n")
