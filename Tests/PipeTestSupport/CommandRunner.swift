@@ -31,18 +31,25 @@ public enum CommandRunner {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
-        let collected = OutputCollector()
-        out.fileHandleForReading.readabilityHandler = { collected.append(stdout: $0.availableData) }
-        err.fileHandleForReading.readabilityHandler = { collected.append(stderr: $0.availableData) }
+        // Each stream is read to its end on a thread of its own: `readabilityHandler` crashed libdispatch in
+        // other tests here, and could hand back a process's output after the call had already returned.
         try process.run()
+        let collected = OutputCollector()
+        let readers = DispatchGroup()
+        for (pipe, isStdout) in [(out, true), (err, false)] {
+            readers.enter()
+            let reader = Thread {
+                let data = pipe.fileHandleForReading.readDataToEndOfFile()
+                if isStdout { collected.append(stdout: data) } else { collected.append(stderr: data) }
+                readers.leave()
+            }
+            reader.start()
+        }
         if let stdin { input.fileHandleForWriting.write(stdin) }
         try? input.fileHandleForWriting.close()
         whileRunning?(process)
         process.waitUntilExit()
-        out.fileHandleForReading.readabilityHandler = nil
-        err.fileHandleForReading.readabilityHandler = nil
-        collected.append(stdout: out.fileHandleForReading.readDataToEndOfFile())
-        collected.append(stderr: err.fileHandleForReading.readDataToEndOfFile())
+        readers.wait()
         return CommandResult(
             exitCode: process.terminationStatus, stdout: collected.stdoutText, stderr: collected.stderrText,
             stdoutData: collected.stdoutData)
