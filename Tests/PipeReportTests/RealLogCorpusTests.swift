@@ -50,6 +50,22 @@ final class RealLogCorpusTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(files.count, 40)
     }
 
+    /// Every row names where its file came from: repository, path, full commit and a licence that allows the copy.
+    func testEveryRowNamesItsSource() throws {
+        let licences: Set<String> = ["MIT", "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0"]
+        for row in try Self.rows() {
+            XCTAssertEqual(row.cells.count, 12, "corpus.tsv row \(row.file): 12 tab-separated columns")
+            guard row.cells.count == 12 else { continue }
+            XCTAssertTrue(row.cells[7].contains("/"), "\(row.file): repository is owner/name, got '\(row.cells[7])'")
+            XCTAssertFalse(row.cells[8].isEmpty, "\(row.file): the path in its repository is missing")
+            let commit = row.cells[9]
+            XCTAssertTrue(
+                commit.count == 40 && commit.allSatisfy(\.isHexDigit), "\(row.file): commit '\(commit)' is not 40 hex")
+            XCTAssertTrue(licences.contains(row.cells[10]), "\(row.file): licence '\(row.cells[10])' is not allowed")
+            XCTAssertFalse(row.cells[11].isEmpty, "\(row.file): say why the expected verdict is what it is")
+        }
+    }
+
     func testTheInvariantsAndTheTable() throws {
         var recorded: [String] = []
         for var row in try Self.rows() {
