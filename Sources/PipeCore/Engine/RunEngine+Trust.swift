@@ -15,8 +15,9 @@ extension RunEngine {
         checkedOut: (CheckedOutSource, CodeTrust) throws -> Void
     ) throws -> (session: Session, candidates: [HostConfig]) {
         let pipeline = request.pipeline
-        let chosen = try HostChooser.candidates(
-            for: pipeline.hostSelection, override: request.hostOverride, among: hosts)
+        let chosen = try SigningHostRule.restrict(
+            try HostChooser.candidates(for: pipeline.hostSelection, override: request.hostOverride, among: hosts),
+            for: pipeline, hosts: hosts)
         let origin = request.effectiveOrigin
         // The engine never reads pipelines or plugins from the checked-out ref.
         func checkOut() throws -> CodeTrust {

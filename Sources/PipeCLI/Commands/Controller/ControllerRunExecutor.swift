@@ -82,7 +82,10 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
     /// The hosts the run may use, as far as its code's level is known before its checkout (`HostTrustCheck`).
     func hosts(for item: QueuedRun) throws -> [HostConfig] {
         let pipeline = try loadPipeline(item.request.pipeline, parameters: item.request.parameters, ref: nil)
-        let chosen = try HostChooser.candidates(for: pipeline.hostSelection, override: nil, among: try loadHosts())
+        let hosts = try loadHosts()
+        let chosen = try SigningHostRule.restrict(
+            try HostChooser.candidates(for: pipeline.hostSelection, override: nil, among: hosts), for: pipeline,
+            hosts: hosts)
         let trustedRefs = (try? loadProjectConfig().trustedRefs) ?? []
         let origin = Self.codeOrigin(of: item.request)
         return HostTrustCheck.plausible(
