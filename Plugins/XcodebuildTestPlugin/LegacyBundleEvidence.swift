@@ -105,7 +105,10 @@ enum LegacyBundleEvidence {
                 return nil
             }
             let json = try JSONSerialization.jsonObject(with: output.stdout)
-            guard case .testPlanRunSummaries(let summaries) = try XcresultLegacyDocument.read(json) else {
+            guard
+                case .testPlanRunSummaries(let summaries) = try XcresultLegacyDocument.read(
+                    ControlSequences.stripStrings(in: json))
+            else {
                 listing.notes.append("the bundle's test list could not be read: not an ActionTestPlanRunSummaries")
                 return nil
             }
@@ -136,7 +139,8 @@ enum LegacyBundleEvidence {
         var unreadable = 0
         for part in output.stdout.split(separator: 0, omittingEmptySubsequences: false).prefix(ids.count) {
             guard let json = try? JSONSerialization.jsonObject(with: Data(part)),
-                case .testSummary(let summary)? = try? XcresultLegacyDocument.read(json)
+                case .testSummary(let summary)? = try? XcresultLegacyDocument.read(
+                    ControlSequences.stripStrings(in: json))
             else {
                 unreadable += 1
                 continue
