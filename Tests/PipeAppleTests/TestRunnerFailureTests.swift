@@ -38,6 +38,12 @@ final class TestRunnerFailureTests: XCTestCase {
             "Testing failed:\n\tMyAppUITests-Runner (1234) encountered an error (Test runner never began executing "
                 + "tests after launching.  If you believe this error represents a bug, please attach the result bundle)",
             "xxxxxxxxxxxxx iPhoneSimulator: Timed out waiting 120 seconds for simulator to boot, current state is 1.",
+            "NSLocalizedFailureReason=The request was denied by service delegate (SBMainWorkspace) for reason: "
+                + "NotFound (\"Application \"io.bitrise.ios-xcode-8-0\" is unknown to FrontBoard\").",
+            "NSUnderlyingError=0x7fb8160bea40 {Error Domain=SBWorkspaceTransaction Code=1 \"Launch failed\" "
+                + "UserInfo={SBTransaction=SBSuspendedWorkspaceTransaction, NSLocalizedFailureReason=Launch failed}}",
+            "An error was encountered processing the command (domain=com.apple.CoreSimulator.SimError, code=405):",
+            "simctl error running 'boot': [simctl] Unable to boot device in current state: Booted",
         ]
         for line in lines {
             let verdict = classify(line + "\n\n** TEST FAILED **\n")

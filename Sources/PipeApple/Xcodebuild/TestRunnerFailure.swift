@@ -31,8 +31,14 @@ public enum TestRunnerFailure {
         "Canceling tests due to timeout in Checking test manager availability",
         "com.apple.testmanagerd.control was invalidated",
         "DTXProxyChannel error",
-        // The runner app could not be opened (SpringBoard denied it).
+        // The runner app could not be opened (SpringBoard denied it, or did not know the app yet).
         "FBSOpenApplicationServiceErrorDomain",
+        "is unknown to FrontBoard",
+        "Error Domain=SBWorkspaceTransaction",
+        "FBSApplicationLibrary",
+        // The simulator could not be booted (CoreSimulator, simctl exit 149/164).
+        "domain=com.apple.CoreSimulator.SimError",
+        "Unable to boot device in current state",
     ]
 
     static let needles: [[UInt8]] = texts.map { Array($0.utf8) }
