@@ -1,13 +1,19 @@
 import Foundation
 import PipeCore
+import PipeSpec
 import PipeStore
 
 /// Opens the project's run store and, first thing, settles runs whose coordinator died.
 enum StoreAccess {
-    /// The store `StoreLocation` names, with interrupted runs already found and marked.
-    static func open(_ context: CommandContext, project: ProjectFolder) throws -> any RelationalRunStore {
+    /// The store `StoreLocation` names, with interrupted runs already found and marked. `pipe hosts` commands pass
+    /// `stoppingRemoteWork: false`: a dry run must change nothing on a host, and `hosts clean` stops such runs'
+    /// processes itself.
+    static func open(_ context: CommandContext, project: ProjectFolder, stoppingRemoteWork: Bool = true) throws
+        -> any RelationalRunStore
+    {
         let store = try openWithoutSettling(context, project: project)
-        settleInterruptedRuns(store, project: project, console: context.console)
+        settleInterruptedRuns(
+            store, project: project, console: context.console, stoppingRemoteWork: stoppingRemoteWork)
         return store
     }
 
@@ -20,7 +26,14 @@ enum StoreAccess {
 
     /// A run still `running` whose owner process is gone was interrupted (`kill -9`, a crash, a power cut): it is
     /// marked `interrupted`, its running layers end `cancelled`, and its run record on disk says so too.
-    static func settleInterruptedRuns(_ store: RunStore, project: ProjectFolder, console: Console) {
+    /// What such a run still runs on its host is stopped first, so that no slot is given out while it goes on.
+    static func settleInterruptedRuns(
+        _ store: RunStore, project: ProjectFolder, console: Console,
+        stoppingRemoteWork: Bool = true, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) {
+        if stoppingRemoteWork {
+            stopRemoteWorkOfDeadRuns(store, project: project, console: console, environment: environment)
+        }
         guard let interrupted = try? store.markInterruptedRuns() else { return }
         for run in interrupted {
             if let stored = try? store.run(run.runID) {
@@ -39,6 +52,22 @@ enum StoreAccess {
                 note += "; its folder \(folder) on \(host) is left for `pipe hosts clean`"
             }
             console.err(note + "\n")
+        }
+    }
+
+    private static func stopRemoteWorkOfDeadRuns(
+        _ store: RunStore, project: ProjectFolder, console: Console, environment: [String: String]
+    ) {
+        for summary in (try? store.listRuns(RunFilter(statuses: [.running]))) ?? [] {
+            guard let run = try? store.run(summary.runID), run.record.status == .running, let owner = run.owner,
+                owner.liveness() == .dead,
+                let stopped = RunProcessGroups.stopWork(
+                    of: run,
+                    hosts: { try HostsFileLoader.load(path: project.defaultHostsFile, environment: environment) },
+                    environment: environment, store: store)
+            else { continue }
+            console.err(
+                "note: run \(summary.runID): its coordinator (pid \(owner.pid)) died; \(stopped.message)\n")
         }
     }
 }

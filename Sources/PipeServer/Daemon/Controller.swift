@@ -158,6 +158,7 @@ public final class Controller: @unchecked Sendable {
         let judge: (RunOwner) -> RunOwner.Liveness = { owner in
             members?.liveness(of: owner, heartbeatTimeout: timeout) ?? owner.liveness()
         }
+        try stopRemoteWorkOfDeadRuns(judge: judge)
         _ = try store.markInterruptedRuns(at: clock(), isOwnerAlive: judge)
         defer {
             // A dead controller whose runs are settled leaves the list.
@@ -210,6 +211,21 @@ public final class Controller: @unchecked Sendable {
                             + "alone",
                         runID: item.runID, isProblem: true))
             }
+        }
+    }
+
+    /// A dead owner's runs still run on their hosts (a coordinator killed with -9 stops nothing there): their
+    /// process groups are stopped first, so that no slot is given out while its work goes on.
+    private func stopRemoteWorkOfDeadRuns(judge: (RunOwner) -> RunOwner.Liveness) throws {
+        for summary in try store.listRuns(RunFilter(statuses: [.running])) {
+            guard let run = try store.run(summary.runID), run.record.status == .running, let owner = run.owner,
+                owner != self.owner, judge(owner) == .dead, let stopped = executor.stopRemoteWork(of: run)
+            else { continue }
+            log.notice(
+                ControllerNotice(
+                    "remote-work-stopped",
+                    "run \(summary.runID) of \(owner.description), which is gone: \(stopped.message)",
+                    runID: summary.runID, isProblem: stopped.isProblem))
         }
     }
 

@@ -19,6 +19,11 @@ public protocol QueuedRunExecutor: AnyObject, Sendable {
 
     /// Runs `request` under `runID` to its end; `cancellation` stops it as Ctrl-C stops `pipe run`.
     func execute(_ request: RunRequest, runID: String, cancellation: CancellationToken) -> ExecutedRun
+
+    /// Stops, on its host, what a run of a dead coordinator still runs there (the process groups its layers
+    /// recorded), before the run is marked interrupted and its slots go to others. Says what it did, for the log;
+    /// `isProblem` when something could not be stopped or checked.
+    func stopRemoteWork(of run: StoredRun) -> (message: String, isProblem: Bool)?
 }
 
 /// How a run the controller started ended.

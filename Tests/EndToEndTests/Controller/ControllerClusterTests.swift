@@ -42,7 +42,8 @@ final class ControllerClusterTests: ControllerTestCase {
 
     func testAControllerKilledMidRunHasItsRunInterruptedAndQueuedAgainByTheOther() throws {
         let url = try PostgresServer.shared().createDatabase()
-        let project = try controllerProject(capacity: 2, testSeconds: 2)
+        // A first test long enough to be still running on the host when the survivor finds the death.
+        let project = try controllerProject(capacity: 2, testSeconds: 10)
         try writeConfig("store: \(url)\nlimits: {runs: 1}\n", in: project)
         let first = try startController(in: project)
         let runID = try enqueue(project, ["--store", url])
@@ -52,8 +53,13 @@ final class ControllerClusterTests: ControllerTestCase {
         let (victim, survivor) = output(of: first).contains(runID) ? (first, second) : (second, first)
         kill(victim.pid, SIGKILL)
         victim.wait(timeout: 10)
-        // A coordinator killed with -9 stops nothing on the host.
-        try killHostProcesses(mentioning: runID)
+        XCTAssertFalse(try hostProcesses(mentioning: runID).isEmpty, "a coordinator killed with -9 stops nothing")
+        // Its work on the Mac is stopped (by the survivor, or by whichever `pipe` command finds the death first)
+        // before it is marked interrupted: by then the dead run's long test no longer runs.
+        try waitUntil("the run is marked interrupted", timeout: 30) {
+            run(runID, in: try runs(project, store: url))?["status"] as? String == "interrupted"
+        }
+        XCTAssertEqual(try hostProcesses(mentioning: runID), [], "nothing of the dead run runs on the host")
         let waited = try waitForTheCopy(of: runID, store: url, in: project, survivor: survivor)
         XCTAssertLessThan(waited, 10, "found within the recovery interval and a few seconds")
         XCTAssertEqual(stop(survivor).exitCode, 0)

@@ -56,16 +56,17 @@ final class HostsCleanTests: HostsEndToEndTests {
         let mac1 = host("mac-1")
         let mac2 = host("mac-2")
 
-        // Run A's coordinator dies in the middle of a layer: its xcodebuild keeps running on mac-1.
-        let (killed, interrupted) = try startHangingRun(on: "mac-1", notAmong: [])
-        kill(killed.pid, SIGKILL)
-        killed.wait(timeout: 10)
         // Run B is in progress on mac-2.
-        let (running, inProgress) = try startHangingRun(on: "mac-2", notAmong: project.runFolders())
+        let (running, inProgress) = try startHangingRun(on: "mac-2", notAmong: [])
         defer {
             kill(running.pid, SIGINT)
             running.wait(timeout: 30)
         }
+        // Run A's coordinator dies in the middle of a layer: its xcodebuild keeps running on mac-1 (the next `pipe`
+        // command other than `pipe hosts` would stop it; none runs here).
+        let (killed, interrupted) = try startHangingRun(on: "mac-1", notAmong: project.runFolders())
+        kill(killed.pid, SIGKILL)
+        killed.wait(timeout: 10)
         let folderA = "/home/\(mac1.user)/\(workDirectory("mac-1"))/runs/\(interrupted)"
         let folderB = "/home/\(mac2.user)/\(workDirectory("mac-2"))/runs/\(inProgress)"
         XCTAssertFalse(try processes(on: mac1, mentioning: folderA).isEmpty, "run A's layer still runs on mac-1")
@@ -120,13 +121,39 @@ final class HostsCleanTests: HostsEndToEndTests {
         XCTAssertEqual(again.stdout, "nothing to clean on mac-1: no run folder of an ended run is left there\n")
     }
 
-    func testAHostThatIsDownKeepsItsFolderPendingAndFailsTheClean() throws {
+    /// A run whose intent layer hangs on `host`, its coordinator killed with -9 there; returns its remote folder.
+    private func killAHangingRun(on name: String) throws -> (killed: BackgroundPipe, runID: String, folder: String) {
         try makeIntentLayerHang(600)
-        let (killed, interrupted) = try startHangingRun(on: "mac-2", notAmong: [])
+        let (killed, runID) = try startHangingRun(on: name, notAmong: [])
         kill(killed.pid, SIGKILL)
         killed.wait(timeout: 10)
+        return (killed, runID, "/home/\(host(name).user)/\(workDirectory(name))/runs/\(runID)")
+    }
+
+    /// Any `pipe` command but `pipe hosts` that finds a dead coordinator's run stops what the run still runs on its
+    /// host before marking it interrupted, so that its slot is not given out while its work goes on.
+    func testTheNextCommandStopsADeadRunsProcessesBeforeMarkingItInterrupted() throws {
+        let (killed, interrupted, folder) = try killAHangingRun(on: "mac-1")
+        let mac1 = host("mac-1")
+        XCTAssertFalse(
+            try processes(on: mac1, mentioning: folder).isEmpty, "a coordinator killed with -9 stops nothing")
+
+        let listed = try project.pipe(["runs", "list"])
+        XCTAssertEqual(listed.exitCode, 0, listed.combined)
+        assertContains(
+            listed.stderr,
+            [
+                "note: run \(interrupted): its coordinator (pid \(killed.pid)) died; stopped 1 process group on mac-1",
+                "(layer intent)", "note: run \(interrupted) (app-intents) was interrupted",
+            ])
+        XCTAssertEqual(try processes(on: mac1, mentioning: folder), [], "run A's processes are gone")
+        let shown = try XCTUnwrap(try json(["runs", "show", interrupted, "--json"]) as? [String: Any])
+        XCTAssertEqual(shown["status"] as? String, "interrupted")
+    }
+
+    func testAHostThatIsDownKeepsItsFolderPendingAndFailsTheClean() throws {
+        let (_, interrupted, folder) = try killAHangingRun(on: "mac-2")
         let mac2 = host("mac-2")
-        let folder = "/home/\(mac2.user)/\(workDirectory("mac-2"))/runs/\(interrupted)"
         defer { _ = try? mac2.inspect("pkill -9 -f \(folder); true") }
         stop("mac-2")
 

@@ -145,6 +145,10 @@ final class ControllerRunExecutor: QueuedRunExecutor, @unchecked Sendable {
         }
     }
 
+    func stopRemoteWork(of run: StoredRun) -> (message: String, isProblem: Bool)? {
+        RunProcessGroups.stopWork(of: run, hosts: loadHosts, environment: environment, store: store)
+    }
+
     /// Forgets the parsed pipelines and hosts file, so that the next use reads them again.
     func forgetParsedFiles() {
         pipelines.removeAll()

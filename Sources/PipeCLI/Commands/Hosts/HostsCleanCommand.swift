@@ -60,7 +60,7 @@ enum HostsCleanCommand {
     /// One run folder to remove, with the process groups its layers started on the host.
     struct Item {
         var cleanup: RemoteCleanup
-        var groups: [(layer: String?, id: Int32)]
+        var groups: [RunProcessGroups.Group]
         /// Simulators the run created and did not delete (`HostsCleanSimulators`).
         var simulators: [String] = []
     }
@@ -113,7 +113,7 @@ enum HostsCleanCommand {
                         + "Pipe run folder (…/runs/\(cleanup.runID)); not removing it")
                 continue
             }
-            let groups = try processGroups(of: cleanup.runID, on: hostName, store: store)
+            let groups = try RunProcessGroups.recorded(of: cleanup.runID, on: hostName, store: store)
             let simulators = try HostsCleanSimulators.leftBy(cleanup.runID, on: hostName, store: store)
             work[hostName, default: []].append(Item(cleanup: cleanup, groups: groups, simulators: simulators))
         }
@@ -207,38 +207,7 @@ enum HostsCleanCommand {
             && RunID(runID) != nil && !parts.contains("..") && !parts.contains(".")
     }
 
-    /// The process groups the run's layers started on `host`, from its `remote-process-started` events.
-    static func processGroups(of runID: String, on host: String, store: RunStore) throws -> [(
-        layer: String?, id: Int32
-    )] {
-        struct Started: Decodable {
-            var host: String?
-            var layer: String?
-            var processGroup: Int32?
-        }
-        var groups: [(layer: String?, id: Int32)] = []
-        var after: Int64 = 0
-        while true {
-            let events = try store.events(runID: runID, after: after, layer: nil, limit: 1000)
-            guard let last = events.last else { break }
-            after = last.sequence
-            for event in events where event.type == "remote-process-started" {
-                guard let started = try? JSONDecoder().decode(Started.self, from: Data(event.payload.utf8)),
-                    let id = started.processGroup, id > 1, started.host == nil || started.host == host,
-                    !groups.contains(where: { $0.id == id })
-                else { continue }
-                groups.append((started.layer ?? event.layer, id))
-            }
-        }
-        return groups
-    }
-
     // MARK: - On the host
-
-    /// Prints the arguments of each live (not zombie) process of group `$1`, one per line.
-    static let groupMembersScript =
-        "p=$1; ps -A -o pgid= -o stat= -o args= | while read g s a; do [ \"$g\" = \"$p\" ] || continue; "
-        + "case \"$s\" in Z*) continue ;; esac; printf '%s\\n' \"$a\"; done"
 
     /// Measures folder `$1` (`pipe-size <files> <bytes>`, or `pipe-absent`) and, when `$2` is `remove`, removes it.
     static let measureAndRemoveScript =
@@ -325,32 +294,11 @@ enum HostsCleanCommand {
     private static func stopGroups(of item: Item, on remote: SSHRemoteHost, dryRun: Bool, into outcome: inout Outcome)
         throws
     {
-        let folder = item.cleanup.remoteRunFolder
-        for group in item.groups {
-            let what = "process group \(group.id)" + (group.layer.map { " (layer \($0))" } ?? "")
-            let listing = try remote.capture(
-                ShellQuote.join(["/bin/sh", "-c", groupMembersScript, "pipe-group-members", String(group.id)]),
-                timeoutSeconds: 30)
-            guard listing.exit == .exited(0) else {
-                outcome.error = "could not list the processes of \(what): \(listing.stderrText)"
-                return
-            }
-            let members = listing.stdoutText.split(separator: "\n").map(String.init)
-            if members.isEmpty { continue }
-            // The group id may have been given to other processes since: only a group that still works in this
-            // run's folder is the run's.
-            guard members.contains(where: { $0.contains(folder) }) else {
-                outcome.notes.append("\(what) now belongs to other processes: left alone")
-                continue
-            }
-            if dryRun {
-                outcome.notes.append("would stop \(what): \(members.count) processes")
-                continue
-            }
-            try remote.terminate(RemoteProcessGroup(id: group.id), graceSeconds: 3)
-            outcome.stoppedGroups += 1
-            outcome.notes.append("stopped \(what): \(members.count) processes")
-        }
+        let stopping = try RunProcessGroups.stop(
+            item.groups, runFolder: item.cleanup.remoteRunFolder, on: remote, dryRun: dryRun)
+        outcome.stoppedGroups += stopping.stopped
+        outcome.notes += stopping.notes
+        outcome.error = stopping.error
     }
 
     private static func removeFolder(of item: Item, on remote: SSHRemoteHost, dryRun: Bool, into outcome: inout Outcome)

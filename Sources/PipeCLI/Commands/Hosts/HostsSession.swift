@@ -63,11 +63,12 @@ final class HostsSession {
         return chosen
     }
 
-    /// The run store, opened once (which also settles runs whose coordinator died).
+    /// The run store, opened once (which also marks the runs whose coordinator died; their processes on the hosts
+    /// are left for `hosts clean`).
     var store: RunStore & HostLeaseStore {
         get throws {
             if let openedStore { return openedStore }
-            let store = try StoreAccess.open(context, project: project)
+            let store = try StoreAccess.open(context, project: project, stoppingRemoteWork: false)
             openedStore = store
             return store
         }
