@@ -13,6 +13,8 @@ public final class WebEndpoint: HTTPHandler, @unchecked Sendable {
     let backend: WebBackend
     let usersFile: URL?
     let sessions: WebSessions
+    /// The runs list's shared live feeds.
+    public let runsFeeds: RunsFeeds
     let trust: ProxyHeaderTrust?
     let extras: WebRunExtras
     let userLimiter: RateLimiter
@@ -23,8 +25,8 @@ public final class WebEndpoint: HTTPHandler, @unchecked Sendable {
     ///   - usersFile: the users of the page's own sign-in (read at each sign-in, so `pipe web users` needs no
     ///     restart); `nil`: none.
     ///   - proxySecret: the value of the proxy's shared secret header, read from where the config says.
-    ///   - previous: the endpoint this one replaces (a reloaded config): its sessions and sign-in limits are kept,
-    ///     so nobody is signed out.
+    ///   - previous: the endpoint this one replaces (a reloaded config): its sessions, sign-in limits and live
+    ///     feeds are kept, so nobody is signed out.
     public init(
         config: WebConfig, store: RunStore, backend: WebBackend, usersFile: URL?, proxySecret: String?,
         extras: WebRunExtras = WebRunExtras(), replacing previous: WebEndpoint? = nil,
@@ -37,8 +39,10 @@ public final class WebEndpoint: HTTPHandler, @unchecked Sendable {
         if let previous {
             previous.sessions.lifetime = config.sessionSeconds
             self.sessions = previous.sessions
+            self.runsFeeds = previous.runsFeeds
         } else {
             self.sessions = WebSessions(lifetime: config.sessionSeconds)
+            self.runsFeeds = RunsFeeds()
         }
         self.trust = config.proxy.map {
             ProxyHeaderTrust(secretHeader: $0.secretHeader, secret: proxySecret)
