@@ -12,6 +12,8 @@ enum WebAssets {
         a:focus,button:focus,input:focus,select:focus,textarea:focus{outline:3px solid #f0a30a;outline-offset:1px}
         h1{font-size:1.35rem;margin:.2rem 0 .8rem;overflow-wrap:anywhere}
         h2{font-size:1.1rem;margin:1.4rem 0 .5rem}
+        h3{font-size:1rem;margin:1rem 0 .4rem;overflow-wrap:anywhere}
+        p code,li{overflow-wrap:anywhere}
         .scroll{overflow-x:auto;max-width:100%}
         table{border-collapse:collapse;width:100%;background:#fff}
         th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e3e6ea;vertical-align:top;overflow-wrap:anywhere}
@@ -31,7 +33,7 @@ enum WebAssets {
         button{padding:.4rem .9rem;background:#0b57d0;color:#fff;border:0;border-radius:4px;cursor:pointer}
         .refusal{background:#fde7e9;border-left:4px solid #b3261e;padding:.5rem .8rem}
         .notice{background:#e6f4ea;border-left:4px solid #137333;padding:.5rem .8rem}
-        img.shot{max-width:100%;height:auto;border:1px solid #ccc}
+        img.shot{display:block;max-width:min(100%,20rem);height:auto;border:1px solid #ccc}
         ol.items li{margin:.3rem 0}
         """
 

@@ -7,24 +7,33 @@ extension WebEndpoint {
     static let pollSeconds = 0.25
     static let heartbeatSeconds = 15.0
 
-    /// Server-sent events of the runs list: the rows again whenever they changed.
+    /// Server-sent events of the runs list: the rows again whenever they changed. Followers of one filter share
+    /// one feed, which reads the store at most once a second for all of them.
     func runsEvents(_ filter: WebRunsFilter, viewer: WebViewer) -> HTTPResponse {
-        streamed { [self] stream in
-            var sent = ""
-            var quiet = 0.0
+        guard let feed = runsFeeds.follow(filter) else {
+            return WebPage.message(
+                503, title: "Too many live lists",
+                "\(runsFeeds.capacity) different filters are followed live already; reload the page to see new runs",
+                viewer: viewer, json: true)
+        }
+        return streamed { [self] stream in
+            defer { runsFeeds.unfollow(feed) }
+            var sent = 0
+            var lastWrite = Date()
             while stream.isOpen {
-                if let rows = try? rows(filter) {
-                    let html = RunsPage.rowsHTML(rows, viewer: viewer)
-                    if html != sent {
-                        guard stream.write(Self.event("rows", ["html": html])) else { return }
-                        sent = html
-                        quiet = 0
-                    }
+                let latest = runsFeeds.rows(feed, after: sent, waitSeconds: runsFeeds.periodSeconds) {
+                    try rows(filter)
                 }
-                quiet += 1
-                if quiet >= Self.heartbeatSeconds, !stream.write(": alive\n\n") { return }
-                if quiet >= Self.heartbeatSeconds { quiet = 0 }
-                guard stream.pause(seconds: 1) else { return }
+                if latest.version > sent, let rows = latest.rows {
+                    guard stream.write(Self.event("rows", ["html": RunsPage.rowsHTML(rows, viewer: viewer)])) else {
+                        return
+                    }
+                    sent = latest.version
+                    lastWrite = Date()
+                } else if Date().timeIntervalSince(lastWrite) >= Self.heartbeatSeconds {
+                    guard stream.write(": alive\n\n") else { return }
+                    lastWrite = Date()
+                }
             }
         }
     }

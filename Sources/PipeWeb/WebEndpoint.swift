@@ -8,11 +8,13 @@ import PipeHTTP
 /// checklist and its sign-off, flaky tests, a test's history and the hosts, each with a JSON twin
 /// (`?format=json`); the page's own sign-in; downloads of artifacts. Thread-safe.
 public final class WebEndpoint: HTTPHandler, @unchecked Sendable {
-    let config: WebConfig
+    public let config: WebConfig
     let store: RunStore
     let backend: WebBackend
     let usersFile: URL?
     let sessions: WebSessions
+    /// The runs list's shared live feeds.
+    public let runsFeeds: RunsFeeds
     let trust: ProxyHeaderTrust?
     let extras: WebRunExtras
     let userLimiter: RateLimiter
@@ -23,21 +25,36 @@ public final class WebEndpoint: HTTPHandler, @unchecked Sendable {
     ///   - usersFile: the users of the page's own sign-in (read at each sign-in, so `pipe web users` needs no
     ///     restart); `nil`: none.
     ///   - proxySecret: the value of the proxy's shared secret header, read from where the config says.
+    ///   - previous: the endpoint this one replaces (a reloaded config): its sessions, sign-in limits and live
+    ///     feeds are kept, so nobody is signed out.
     public init(
         config: WebConfig, store: RunStore, backend: WebBackend, usersFile: URL?, proxySecret: String?,
-        extras: WebRunExtras = WebRunExtras(), log: @escaping @Sendable (String) -> Void
+        extras: WebRunExtras = WebRunExtras(), replacing previous: WebEndpoint? = nil,
+        log: @escaping @Sendable (String) -> Void
     ) {
         self.config = config
         self.store = store
         self.backend = backend
         self.usersFile = usersFile
-        self.sessions = WebSessions(lifetime: config.sessionSeconds)
+        if let previous {
+            previous.sessions.lifetime = config.sessionSeconds
+            self.sessions = previous.sessions
+            self.runsFeeds = previous.runsFeeds
+        } else {
+            self.sessions = WebSessions(lifetime: config.sessionSeconds)
+            self.runsFeeds = RunsFeeds()
+        }
         self.trust = config.proxy.map {
             ProxyHeaderTrust(secretHeader: $0.secretHeader, secret: proxySecret)
         }
         self.extras = extras
-        self.userLimiter = RateLimiter(perMinute: config.signInsPerMinute)
-        self.addressLimiter = RateLimiter(perMinute: config.signInsPerMinute)
+        if let previous, previous.config.signInsPerMinute == config.signInsPerMinute {
+            self.userLimiter = previous.userLimiter
+            self.addressLimiter = previous.addressLimiter
+        } else {
+            self.userLimiter = RateLimiter(perMinute: config.signInsPerMinute)
+            self.addressLimiter = RateLimiter(perMinute: config.signInsPerMinute)
+        }
         self.log = log
     }
 

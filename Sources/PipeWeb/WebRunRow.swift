@@ -48,7 +48,7 @@ public struct WebRunRow: Sendable, Equatable, Encodable {
 }
 
 /// Which runs the list shows: the query string's `pipeline`, `branch`, `status`, `trigger` and `person`.
-public struct WebRunsFilter: Sendable, Equatable {
+public struct WebRunsFilter: Sendable, Hashable {
     public var pipeline: String?
     public var branch: String?
     public var status: String?

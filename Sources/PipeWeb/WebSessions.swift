@@ -16,13 +16,27 @@ public final class WebSessions: @unchecked Sendable {
     private let lock = NSLock()
     private var sessions: [String: Session] = [:]
     private let key: [UInt8]
-    public let lifetime: Double
+    private var currentLifetime: Double
     /// Sessions at once; the oldest goes when more sign in.
     static let capacity = 10_000
 
     public init(lifetime: Double) {
-        self.lifetime = lifetime
+        currentLifetime = lifetime
         key = Self.randomBytes(32)
+    }
+
+    /// How long a new session lasts; a reloaded config changes it for the sessions that start after.
+    public var lifetime: Double {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return currentLifetime
+        }
+        set {
+            lock.lock()
+            currentLifetime = newValue
+            lock.unlock()
+        }
     }
 
     /// Starts a session for `user`; returns its token.
@@ -36,7 +50,7 @@ public final class WebSessions: @unchecked Sendable {
                 sessions[oldest.key] = nil
             }
         }
-        sessions[token] = Session(user: user, expires: now.addingTimeInterval(lifetime))
+        sessions[token] = Session(user: user, expires: now.addingTimeInterval(currentLifetime))
         return token
     }
 

@@ -204,11 +204,11 @@ extension EmulatedHostTestCase {
         base64Encoded:
             "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAEElEQVR4nGP4z8AARAwQCgAf7gP9i18U1AAAAABJRU5ErkJggg==")!
 
-    /// Makes `testRejectsEmptyInput` fail with a screenshot and a text attachment, and gives the scheme coverage.
-    func failWithScreenshot(in project: PipeProject) throws {
+    /// Makes `testRejectsEmptyInput` fail with a screenshot (`png`) and a text attachment.
+    func failWithScreenshot(in project: PipeProject, png: Data = EmulatedHostTestCase.screenshot) throws {
         let folder = project.url.appendingPathComponent("examples/reader-app/Screenshots")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Self.screenshot.write(to: folder.appendingPathComponent("empty.png"))
+        try png.write(to: folder.appendingPathComponent("empty.png"))
         try project.shell("git add examples/reader-app/Screenshots")
         try editReaderScheme(in: project, message: "a failing test with a screenshot") { reader in
             var tests = try XCTUnwrap(reader["tests"] as? [[String: Any]])

@@ -210,6 +210,13 @@ class EmulatedHostTestCase: XCTestCase {
                 stderr: String(decoding: err, as: UTF8.self))
         }
 
+        /// What it wrote to stderr so far.
+        func stderrSoFar() -> String {
+            lock.lock()
+            defer { lock.unlock() }
+            return String(decoding: err, as: UTF8.self)
+        }
+
         /// The output chunks so far.
         func chunks() -> [(at: Date, text: String)] {
             lock.lock()

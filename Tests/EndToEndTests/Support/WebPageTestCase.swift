@@ -32,15 +32,8 @@ class WebPageTestCase: EmulatedHostTestCase {
         project = try makeProject()
         let run = try project.pipe(["run", "app-intents"])
         XCTAssertEqual(run.exitCode, 0, run.combined)
-        try """
-        web:
-          read: \(read)
-          users-file: web-users
-          plain-http: true
-          signoff:
-            alice: [app-intents/shortcuts]
-            bob: []
-        """.write(to: project.url.appendingPathComponent(".pipe/web.yml"), atomically: true, encoding: .utf8)
+        try webSection(read: read).write(
+            to: project.url.appendingPathComponent(".pipe/web.yml"), atomically: true, encoding: .utf8)
         for user in ["alice", "bob"] {
             let added = try CommandRunner.run(
                 RepositoryPaths.pipeBinary, ["web", "users", "add", user, "--config", ".pipe/web.yml"],
@@ -75,6 +68,21 @@ class WebPageTestCase: EmulatedHostTestCase {
         }
         base = "http://127.0.0.1:\(port ?? "0")/"
         jar = project.url.appendingPathComponent(".pipe/cookies-\(UUID().uuidString)")
+    }
+
+    /// The `web:` section the tests serve: alice may sign shortcuts, bob nothing.
+    func webSection(read: String, path: String = "/") -> String {
+        """
+        web:
+          path: \(path)
+          read: \(read)
+          users-file: web-users
+          plain-http: true
+          signoff:
+            alice: [app-intents/shortcuts]
+            bob: []
+
+        """
     }
 
     func request(_ path: String, form: [(String, String)]? = nil, jar: URL? = nil) throws -> Answer {

@@ -82,6 +82,39 @@ final class WebBrowserTests: WebPageTestCase {
         try keepScreenshot("run-375px")
     }
 
+    func testAFailingTestsScreenshotShowsInline() throws {
+        try start()
+        try failWithScreenshot(in: project, png: TestPNG.gradient(width: 270, height: 480))
+        let failing = try project.pipe(["run", "app-intents", "--only", "logic"])
+        XCTAssertEqual(failing.exitCode, 1, failing.combined)
+        let runID = try lastRunID()
+        try signIn(as: "alice")
+        try browser.resize(width: 375, height: 812)
+        try browser.open(base + "runs/\(runID)")
+        let loaded = "var i = document.querySelector('img.shot'); return !!i && i.complete && i.naturalWidth > 0;"
+        try browser.waitUntil("the screenshot has loaded") { try browser.script(loaded) as? Bool == true }
+        let size = try XCTUnwrap(
+            try browser.script(
+                "var i = document.querySelector('img.shot'); "
+                    + "return [i.naturalWidth, i.naturalHeight, i.clientWidth, i.clientHeight];") as? [Int])
+        XCTAssertEqual(Array(size.prefix(2)), [270, 480], "the PNG the test attached, decoded by the browser")
+        XCTAssertEqual(size[2], 270, "shown at its own width: it fits in 20rem and the screen")
+        XCTAssertEqual(size[3], 480, "its height follows its width")
+        XCTAssertTrue(
+            try browser.text("main")?.contains("ReadingIDTests/testRejectsEmptyInput") == true, "the failing test")
+        let overflow =
+            try browser.script("return document.documentElement.scrollWidth - document.documentElement.clientWidth;")
+            as? Int
+        let wide = try browser.script(
+            "var w = document.documentElement.clientWidth; return Array.from(document.querySelectorAll('main *'))"
+                + ".filter(function (e) { return e.getBoundingClientRect().right > w; })"
+                + ".map(function (e) { return e.tagName + '.' + e.className + ' in ' + e.parentNode.tagName + ': ' + e.textContent; }).join(' | ');"
+        )
+        XCTAssertEqual(overflow, 0, "the run page overflows a 375 px screen by \(overflow ?? -1) px: \(wide ?? "")")
+        try browser.script("document.querySelector('h2 + h3').scrollIntoView();")
+        try keepScreenshot("run-failing-375px")
+    }
+
     func testATesterSignsOffTheChecklistWithTheKeyboardAloneAndTheReleaseGateTurns() throws {
         try start()
         let runID = try lastRunID()

@@ -95,7 +95,13 @@ enum ControllerCommand {
             executor.forgetParsedFiles()
             return try sections.load(loader, configURL)
         }
-        controller.reloadApplied = { executor.sessions.idleSeconds = $0.sessionIdleSeconds }
+        // The web page, once mounted, takes a reloaded `web:` section in place.
+        let webPage = WebPageHolder()
+        let console = context.console
+        controller.reloadApplied = {
+            executor.sessions.idleSeconds = $0.sessionIdleSeconds
+            for line in webPage.reload(sections.web, from: configURL.relativePath) { console.err(line + "\n") }
+        }
         let signals = ControllerSignals(controller: controller)
         defer { withExtendedLifetime(signals) {} }
         do {
@@ -138,10 +144,13 @@ enum ControllerCommand {
                 )
             }
             if let webConfig = sections.web {
-                let console = context.console
-                let web = try WebCommand.makeEndpoint(
-                    webConfig, configURL: configURL.standardizedFileURL, project: project, hostsFile: hostsFile,
-                    store: store, environment: context.environment, log: { console.err($0 + "\n") })
+                let environment = context.environment
+                let web = try WebPageService(webConfig) { config, previous in
+                    try WebCommand.makeEndpoint(
+                        config, configURL: configURL.standardizedFileURL, project: project, hostsFile: hostsFile,
+                        store: store, environment: environment, replacing: previous, log: { console.err($0 + "\n") })
+                }
+                webPage.page = web
                 services.mount(web.endpoint)
                 context.console.out("web: the page at \(webConfig.path)\n")
             }

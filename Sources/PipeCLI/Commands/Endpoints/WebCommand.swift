@@ -16,10 +16,14 @@ enum WebCommand {
 
     static let serveSpec = CommandSpec(
         name: "serve",
-        summary: "Serve the web page until SIGINT or SIGTERM.",
+        summary: "Serve the web page until SIGINT or SIGTERM; SIGHUP reads its config again.",
         discussion: """
             The config file has a `web:` section (docs/web.md). The first line printed is the address it \
             listens on. Pages read the run store only; the hosts page never connects to a host.
+
+            SIGHUP reads the config again and applies it in place, keeping sessions; a file that no longer \
+            loads is refused (its problems logged) and the old config kept. A new address, port, socket or \
+            path needs a restart, and the log says so.
 
             Examples:
               pipe web serve --config .pipe/web.yml
@@ -58,6 +62,48 @@ enum WebCommand {
 
     static func serve(_ context: CommandContext) throws -> Int32 {
         guard let (loaded, configURL) = try config(context) else { return PipeExitCode.usage.rawValue }
+        let project = try context.projectFolder()
+        let config = try listening(loaded, context, project: project)
+        let store = try StoreAccess.open(context, project: project)
+        let console = context.console
+        let log: @Sendable (String) -> Void = { console.err($0 + "\n") }
+        let hostsFile = context.hostsFile(of: project)
+        let environment = context.environment
+        let page = try WebPageService(config) { config, previous in
+            try makeEndpoint(
+                config, configURL: configURL, project: project, hostsFile: hostsFile, store: store,
+                environment: environment, replacing: previous, log: log)
+        }
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(
+                listener: config.listener,
+                limits: HTTPServerLimits(maxHeaderBytes: 8 * 1024, maxConnectionsPerPeer: 16, headSeconds: 5),
+                endpoints: [page.endpoint], observer: page.slot)
+        } catch let error as HTTPServerError {
+            throw RequestError(error.message)
+        }
+        console.out(
+            "web: listening on \(ControllerHTTPServices.describe(config.listener, port: server.port))\(config.path)\n")
+        StopSignals.wait {
+            // The file is read again as at start; one that no longer loads leaves the page as it was.
+            let fresh: WebConfig
+            do {
+                fresh = try listening(try WebConfigLoader.load(path: configURL), context, project: project)
+            } catch {
+                log(
+                    "web: SIGHUP: \(configURL.relativePath) is invalid now; keeping the config loaded before. "
+                        + "Its problems:\n\(error)")
+                return
+            }
+            for line in page.reload(fresh, from: configURL.relativePath) { log(line) }
+        }
+        server.stop()
+        return 0
+    }
+
+    /// `config` with `--port` applied and its Unix socket relative to the project.
+    static func listening(_ loaded: WebConfig, _ context: CommandContext, project: ProjectFolder) throws -> WebConfig {
         var config = loaded
         if let port = context.arguments.string("port") {
             guard let value = UInt16(port), case .tcp(let address, _) = config.listener else {
@@ -68,36 +114,18 @@ enum WebCommand {
             }
             config.listener = .tcp(address: address, port: value)
         }
-        let project = try context.projectFolder()
         if case .unixSocket(let socket) = config.listener {
             config.listener = .unixSocket(
                 path: URL(fileURLWithPath: socket, relativeTo: project.url).standardizedFileURL.path)
         }
-        let store = try StoreAccess.open(context, project: project)
-        let console = context.console
-        let endpoint = try makeEndpoint(
-            config, configURL: configURL, project: project, hostsFile: context.hostsFile(of: project), store: store,
-            environment: context.environment, log: { console.err($0 + "\n") })
-        let server: HTTPServer
-        do {
-            server = try HTTPServer(
-                listener: config.listener,
-                limits: HTTPServerLimits(maxHeaderBytes: 8 * 1024, maxConnectionsPerPeer: 16, headSeconds: 5),
-                endpoints: [endpoint.endpoint], observer: endpoint)
-        } catch let error as HTTPServerError {
-            throw RequestError(error.message)
-        }
-        console.out(
-            "web: listening on \(ControllerHTTPServices.describe(config.listener, port: server.port))\(config.path)\n")
-        StopSignals.wait()
-        server.stop()
-        return 0
+        return config
     }
 
     /// The page for a project, as `pipe web serve` and the controller mount it.
     static func makeEndpoint(
         _ config: WebConfig, configURL: URL, project: ProjectFolder, hostsFile: URL, store: RunStore,
-        environment: [String: String], log: @escaping @Sendable (String) -> Void
+        environment: [String: String], replacing previous: WebEndpoint? = nil,
+        log: @escaping @Sendable (String) -> Void
     ) throws -> WebEndpoint {
         let folder = configURL.deletingLastPathComponent()
         let proxySecret: String?
@@ -112,6 +140,6 @@ enum WebCommand {
         return WebEndpoint(
             config: config, store: store, backend: backend,
             usersFile: config.usersFile.map { URL(fileURLWithPath: $0, relativeTo: folder).standardizedFileURL },
-            proxySecret: proxySecret, log: log)
+            proxySecret: proxySecret, replacing: previous, log: log)
     }
 }
