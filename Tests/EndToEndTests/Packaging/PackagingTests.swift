@@ -50,6 +50,7 @@ final class PackagingTests: XCTestCase {
             "./usr/bin/pipe", "./usr/share/man/man1/pipe.1.gz", "./lib/systemd/system/pipe-controller.service",
             "./lib/systemd/system/pipe-chatops.service", "./lib/systemd/system/pipe-web.service",
             "./usr/share/doc/pipe/copyright", "./usr/share/doc/pipe/examples/controller.yml",
+            "./usr/share/doc/pipe/schema/pipeline.schema.json",
             "./usr/share/doc/pipe/examples/systemd/pipe-controller.service.d/grace-period.conf",
         ]
         let completionFiles = [

@@ -1,0 +1,117 @@
+import Foundation
+import PipeChatOps
+import PipeForge
+import PipeServer
+import PipeSpec
+import PipeTestSupport
+import PipeWeb
+import XCTest
+
+@testable import PipeCLI
+
+/// `pipe schema` and the copies in docs/schema/: the repository's own files validate against them, and on a
+/// table of small files the schema refuses what the loader refuses for a key or a type, and accepts what it
+/// accepts. Validation is python3-jsonschema's (Debian's /usr/bin/python3, scripts/check-schema.py).
+final class SchemaTests: XCTestCase {
+    private static let python = URL(fileURLWithPath: "/usr/bin/python3")
+    private static let checker = RepositoryPaths.root.appendingPathComponent("scripts/check-schema.py")
+
+    private static func schemaFile(_ kind: String) -> URL {
+        RepositoryPaths.root.appendingPathComponent("docs/schema/\(kind).schema.json")
+    }
+
+    /// Each file's problems as the schema reports them, by path.
+    private func schemaErrors(_ schema: URL, _ files: [URL]) throws -> [String: [String]] {
+        let result = try CommandRunner.run(Self.python, [Self.checker.path, schema.path] + files.map(\.path))
+        XCTAssertEqual(result.exitCode, 0, result.combined)
+        var errors: [String: [String]] = [:]
+        for line in result.stdout.split(separator: "\n") {
+            let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            if let file = object?["file"] as? String { errors[file] = object?["errors"] as? [String] ?? [] }
+        }
+        XCTAssertEqual(errors.count, files.count, result.combined)
+        return errors
+    }
+
+    func testDocsCopiesAreWhatTheCommandPrints() throws {
+        XCTAssertEqual(SchemaCommand.kinds.sorted(), SchemaCommand.files.keys.sorted())
+        for kind in SchemaCommand.kinds {
+            let result = try CommandRunner.run(RepositoryPaths.pipeBinary, ["schema", kind])
+            XCTAssertEqual(result.exitCode, 0, result.combined)
+            let copy = try String(contentsOf: Self.schemaFile(kind), encoding: .utf8)
+            XCTAssertEqual(
+                result.stdout, copy, "docs/schema/\(kind).schema.json is stale: run `pipe schema \(kind) > \(kind)`")
+        }
+        let unknown = try CommandRunner.run(RepositoryPaths.pipeBinary, ["schema", "hostz"])
+        XCTAssertEqual(unknown.exitCode, 2, unknown.combined)
+        XCTAssertTrue(unknown.stderr.contains("choose one of pipeline, hosts"), unknown.stderr)
+    }
+
+    /// The controller's schema names exactly the top-level keys its loader takes, sections of other modules too.
+    func testControllerSchemaHasTheLoadersSections() {
+        var loader = ControllerConfigLoader()
+        ControllerHTTPSections().register(on: &loader)
+        XCTAssertEqual(
+            ControllerConfigFileShape.file.root.keyNames.sorted(),
+            (ControllerConfigLoader.topLevelKeys + loader.additionalSections.keys).sorted())
+    }
+
+    /// Every YAML file of the repository names its schema on a `# yaml-language-server:` line, and validates.
+    func testRepositoryFilesValidateAgainstTheSchemaTheyName() throws {
+        let listing = try CommandRunner.run(
+            URL(fileURLWithPath: "/usr/bin/git"), ["-C", RepositoryPaths.root.path, "ls-files", "*.yml", "*.yaml"])
+        let files = listing.stdout.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("Tests/") }
+        XCTAssertTrue(files.contains("pipelines/haptics.yml"), listing.combined)
+        for file in files {
+            let url = RepositoryPaths.root.appendingPathComponent(file)
+            let firstLine = try String(contentsOf: url, encoding: .utf8).prefix { $0 != "\n" }
+            let marker = "# yaml-language-server: $schema="
+            guard firstLine.hasPrefix(marker) else {
+                XCTFail("\(file) does not start with \(marker)<schema>")
+                continue
+            }
+            let schema = url.deletingLastPathComponent().appendingPathComponent(
+                String(firstLine.dropFirst(marker.count))
+            ).standardizedFileURL
+            XCTAssertTrue(FileManager.default.fileExists(atPath: schema.path), "\(file) names a missing \(schema.path)")
+            let errors = try schemaErrors(schema, [url])
+            XCTAssertEqual(errors[url.path] ?? ["not checked"], [], file)
+        }
+    }
+
+    /// The hosts file of the tests is the repository's one real hosts example.
+    func testHostsFixtureValidates() throws {
+        let hosts = RepositoryPaths.root.appendingPathComponent("Tests/PipeSpecTests/Fixtures/hosts/hosts.yml")
+        XCTAssertEqual(try schemaErrors(Self.schemaFile("hosts"), [hosts])[hosts.path], [])
+    }
+
+    func testSchemaRefusesWhatTheLoaderRefusesAndAcceptsWhatItAccepts() throws {
+        let folder = try TemporaryDirectory(prefix: "pipe-schema")
+        defer { folder.remove() }
+        for kind in SchemaCommand.kinds {
+            let cases = SchemaAgreementCases.all.enumerated().filter { $0.element.kind == kind }
+            XCTAssertFalse(cases.isEmpty, "no cases for \(kind)")
+            var files: [URL] = []
+            for (index, item) in cases {
+                let file = folder.appending("\(kind)-\(index).yml")
+                try item.yaml.write(to: file, atomically: true, encoding: .utf8)
+                files.append(file)
+            }
+            let schemaVerdicts = try schemaErrors(Self.schemaFile(kind), files)
+            for ((_, item), file) in zip(cases, files) {
+                let loaderErrors = SchemaAgreementCases.loaderErrors(kind, file, folder: folder.url)
+                let schema = schemaVerdicts[file.path] ?? ["not checked"]
+                let name = "\(kind) case '\(item.name)'"
+                if let fragment = item.refusal {
+                    XCTAssertTrue(
+                        loaderErrors.contains { $0.contains(fragment) },
+                        "\(name): the loader should refuse it with '\(fragment)', said \(loaderErrors)")
+                    XCTAssertFalse(schema.isEmpty, "\(name): the loader refuses it, the schema accepts it")
+                } else {
+                    XCTAssertEqual(loaderErrors, [], "\(name): the loader should accept it")
+                    XCTAssertEqual(schema, [], "\(name): the loader accepts it, the schema refuses it")
+                }
+            }
+        }
+    }
+}
