@@ -47,6 +47,16 @@ final class SchemaTests: XCTestCase {
         XCTAssertTrue(unknown.stderr.contains("choose one of pipeline, hosts"), unknown.stderr)
     }
 
+    func testKindsComplete() throws {
+        let folder = try TemporaryDirectory(prefix: "pipe-schema-complete")
+        defer { folder.remove() }
+        let engine = CompletionEngine(
+            root: PipeCommandLine.root, names: CompletionNames(currentDirectory: folder.url, environment: [:]))
+        let kinds = engine.complete(["schema", ""]).map { String($0.prefix { $0 != "\t" }) }
+        XCTAssertEqual(kinds, SchemaCommand.kinds)
+        XCTAssertTrue(engine.complete(["sch"]).contains { $0.hasPrefix("schema") })
+    }
+
     /// The controller's schema names exactly the top-level keys its loader takes, sections of other modules too.
     func testControllerSchemaHasTheLoadersSections() {
         var loader = ControllerConfigLoader()
