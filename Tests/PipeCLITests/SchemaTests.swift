@@ -34,7 +34,7 @@ final class SchemaTests: XCTestCase {
     }
 
     func testDocsCopiesAreWhatTheCommandPrints() throws {
-        XCTAssertEqual(SchemaCommand.kinds.sorted(), SchemaCommand.files.keys.sorted())
+        XCTAssertEqual(SchemaCommand.kinds.sorted(), SchemaCommand.files().keys.sorted())
         for kind in SchemaCommand.kinds {
             let result = try CommandRunner.run(RepositoryPaths.pipeBinary, ["schema", kind])
             XCTAssertEqual(result.exitCode, 0, result.combined)
@@ -55,6 +55,33 @@ final class SchemaTests: XCTestCase {
         let kinds = engine.complete(["schema", ""]).map { String($0.prefix { $0 != "\t" }) }
         XCTAssertEqual(kinds, SchemaCommand.kinds)
         XCTAssertTrue(engine.complete(["sch"]).contains { $0.hasPrefix("schema") })
+    }
+
+    /// With --with-plugins, an external plugin of the project (the example one, copied into Plugins/) adds its
+    /// settings: its documented layer validates, and a misspelt setting of it is refused.
+    func testWithPluginsAddsTheProjectsExternalPlugins() throws {
+        let project = try TemporaryDirectory(prefix: "pipe-schema-plugins")
+        defer { project.remove() }
+        try FileManager.default.createDirectory(at: project.appending("pipelines"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: project.appending("Plugins"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            at: RepositoryPaths.root.appendingPathComponent("Plugins/examples/pipe-layer-source-lint"),
+            to: project.appending("Plugins/pipe-layer-source-lint"))
+        let result = try CommandRunner.run(
+            RepositoryPaths.pipeBinary, ["schema", "pipeline", "--with-plugins", "--project-dir", project.url.path])
+        XCTAssertEqual(result.exitCode, 0, result.combined)
+        let schema = project.appending("pipeline.schema.json")
+        try result.stdout.write(to: schema, atomically: true, encoding: .utf8)
+        let layer = "layers:\n  lint:\n    plugin: source-lint\n    paths: [Sources]\n"
+        let good = project.appending("good.yml")
+        try (layer + "    max-line-length: 120\n").write(to: good, atomically: true, encoding: .utf8)
+        let bad = project.appending("bad.yml")
+        try (layer + "    max-line-lenght: 120\n").write(to: bad, atomically: true, encoding: .utf8)
+        let errors = try schemaErrors(schema, [good, bad])
+        XCTAssertEqual(errors[good.path], [])
+        XCTAssertTrue(errors[bad.path]?.contains { $0.contains("max-line-lenght") } ?? false, "\(errors)")
+        let builtInOnly = try schemaErrors(Self.schemaFile("pipeline"), [good])
+        XCTAssertTrue(builtInOnly[good.path]?.contains { $0.contains("source-lint") } ?? false, "\(builtInOnly)")
     }
 
     /// The controller's schema names exactly the top-level keys its loader takes, sections of other modules too.
