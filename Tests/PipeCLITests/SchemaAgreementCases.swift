@@ -88,6 +88,12 @@ enum SchemaAgreementCases {
         Case(
             kind: "controller", name: "an http section",
             yaml: controller + "http: {port: 8088, base-url: https://ci.example.com}\n"),
+        Case(
+            kind: "controller", name: "a branch without brackets",
+            yaml: "watches:\n  main: {pipeline: app-intents, branches: main}\n"),
+        Case(
+            kind: "controller", name: "a mapping of branches",
+            yaml: "watches:\n  main: {pipeline: app-intents, branches: {main: 1}}\n", refusal: "expected a list"),
         Case(kind: "controller", name: "an http key", yaml: controller + "http: {adress: x}\n", refusal: "unknown key"),
         Case(
             kind: "controller", name: "a chatops section",

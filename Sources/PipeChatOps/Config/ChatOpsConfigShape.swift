@@ -33,7 +33,7 @@ public enum ChatOpsConfigShape {
             KeyShape("audit-log-bytes", .integer(65_536...1_073_741_824), "the audit log's size before it rotates"),
         ])
     /// One text or a list of them.
-    public static let patterns = ValueShape.either([.text, .texts])
+    public static let patterns = ValueShape.texts
     static let userGrant = MappingShape(
         "What a chat user may do",
         [

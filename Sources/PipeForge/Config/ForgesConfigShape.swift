@@ -31,7 +31,7 @@ public enum ForgesConfigShape {
         [
             KeyShape("pipelines", .texts, required: true, "pipelines of pipelines/, by name"),
             KeyShape("branches", .texts, "target branch patterns"),
-            KeyShape("actions", .list(.choice(ForgeDecoder.actionWords.keys.sorted())), "the actions that run"),
+            KeyShape("actions", .oneOrMore(.choice(ForgeDecoder.actionWords.keys.sorted())), "the actions that run"),
         ])
     static let app = MappingShape(
         "The GitHub App that reports checks",

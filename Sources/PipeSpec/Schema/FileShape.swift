@@ -29,8 +29,11 @@ public indirect enum ValueShape: Sendable, Equatable {
     /// Read by code the schema does not describe.
     case anything
 
-    /// A list of text values.
-    public static let texts = ValueShape.list(.text)
+    /// A list of text values; a single value may be written without brackets.
+    public static let texts = ValueShape.oneOrMore(.text)
+
+    /// A list of `item`s, or a single one without brackets.
+    public static func oneOrMore(_ item: ValueShape) -> ValueShape { .either([item, .list(item)]) }
     /// A mapping of text to text.
     public static let textMap = ValueShape.named(.text)
 }
