@@ -119,6 +119,9 @@ enum SchemaAgreementCases {
         Case(kind: "web", name: "a plain-http number", yaml: web + "  plain-http: 1\n", refusal: "true or false"),
         Case(kind: "web", name: "a read word", yaml: web + "  read: everyone\n", refusal: "anyone or signed-in"),
         Case(kind: "web", name: "a web key", yaml: web + "  user-file: x\n", refusal: "unknown key"),
+        Case(kind: "project", name: "trusted refs", yaml: "trusted-refs: [main, \"release/*\", \"refs/tags/v*\"]\n"),
+        Case(kind: "project", name: "a misspelt key", yaml: "trusted-ref: [main]\n", refusal: "unknown key"),
+        Case(kind: "project", name: "a mapping of refs", yaml: "trusted-refs: {main: 1}\n", refusal: "expected a list"),
     ]
 
     /// The loader's error messages for `file` read as `kind`; empty when it loads.
@@ -137,6 +140,7 @@ enum SchemaAgreementCases {
             case "chatops": _ = try ChatOpsConfigLoader.load(path: file)
             case "forges": _ = try ForgesConfigLoader().load(yaml: text, file: "forges.yml")
             case "web": _ = try WebConfigLoader.load(path: file)
+            case "project": _ = try ProjectFileLoader.load(yaml: text, file: "project.yml")
             default: return ["no loader for \(kind)"]
             }
         } catch {

@@ -16,13 +16,14 @@ enum SchemaCommand {
             "chatops": ChatOpsConfigShape.file,
             "forges": ForgesConfigShape.file,
             "web": WebConfigShape.file,
+            "project": ProjectFileShape.file,
         ]
     }
-    static let kinds = ["pipeline", "hosts", "controller", "chatops", "forges", "web"]
+    static let kinds = ["pipeline", "hosts", "controller", "chatops", "forges", "web", "project"]
 
     static let spec = CommandSpec(
         name: "schema",
-        summary: "Print the JSON Schema of a pipeline, hosts, controller, chatops, forges or web file.",
+        summary: "Print the JSON Schema of a pipeline, hosts, controller, chatops, forges, web or project file.",
         discussion: """
             Editors complete and check YAML files against these schemas (docs/editor-support.md). They are made \
             from the descriptions the loaders check keys against; `pipe validate` still checks what a schema \
@@ -33,7 +34,7 @@ enum SchemaCommand {
 
               pipe schema pipeline > .pipe/schema/pipeline.schema.json
             """,
-        arguments: [.required("schema-kind", help: "pipeline, hosts, controller, chatops, forges or web.")],
+        arguments: [.required("schema-kind", help: "pipeline, hosts, controller, chatops, forges, web or project.")],
         options: [
             .flag(
                 "with-plugins",
