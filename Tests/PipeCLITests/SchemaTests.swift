@@ -57,6 +57,78 @@ final class SchemaTests: XCTestCase {
         XCTAssertTrue(engine.complete(["sch"]).contains { $0.hasPrefix("schema") })
     }
 
+    /// The YAML examples of the docs: where the loader takes one, the schema does too; where the loader refuses one
+    /// for a key or a type, so does the schema (examples that are fragments are refused for other reasons).
+    func testDocumentationExamplesAgreeWithTheLoaders() throws {
+        let folder = try TemporaryDirectory(prefix: "pipe-schema-docs")
+        defer { folder.remove() }
+        let docs = RepositoryPaths.root.appendingPathComponent("docs")
+        var examples: [(kind: String, name: String, file: URL)] = []
+        for name in try FileManager.default.contentsOfDirectory(atPath: docs.path).sorted() where name.hasSuffix(".md")
+        {
+            let text = try String(contentsOf: docs.appendingPathComponent(name), encoding: .utf8)
+            for (index, block) in Self.yamlBlocks(text).enumerated() {
+                guard let kind = Self.kind(of: block) else { continue }
+                let file = folder.appending("\(kind)-\(name)-\(index).yml")
+                try block.write(to: file, atomically: true, encoding: .utf8)
+                examples.append((kind, "\(name) example \(index + 1)", file))
+            }
+        }
+        XCTAssertGreaterThan(examples.count, 10)
+        var accepted = 0
+        for kind in SchemaCommand.kinds {
+            let files = examples.filter { $0.kind == kind }
+            guard !files.isEmpty else { continue }
+            let verdicts = try schemaErrors(Self.schemaFile(kind), files.map(\.file))
+            for example in files {
+                let loader = SchemaAgreementCases.loaderErrors(kind, example.file, folder: folder.url)
+                let schema = verdicts[example.file.path] ?? ["not checked"]
+                if loader.isEmpty {
+                    accepted += 1
+                    XCTAssertEqual(schema, [], "\(example.name) (\(kind)): the loader takes it, the schema does not")
+                } else if loader.contains(where: { $0.contains("unknown key") || $0.hasPrefix("expected ") }) {
+                    XCTAssertFalse(schema.isEmpty, "\(example.name) (\(kind)): the loader refuses it: \(loader)")
+                }
+            }
+        }
+        XCTAssertGreaterThan(accepted, 8)
+    }
+
+    /// The bodies of the ```yaml blocks of a Markdown text.
+    private static func yamlBlocks(_ text: String) -> [String] {
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line == "```yaml" || line == "```yml" {
+                current = []
+            } else if current != nil, line.hasPrefix("```") {
+                blocks.append((current ?? []).joined(separator: "\n") + "\n")
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// Which file an example is, from its top-level keys.
+    private static func kind(of block: String) -> String? {
+        let keys = Set(
+            block.split(separator: "\n").compactMap { line -> String? in
+                guard let first = line.first, first.isLetter, let colon = line.firstIndex(of: ":") else { return nil }
+                return String(line[..<colon])
+            })
+        if keys.contains("layers") { return "pipeline" }
+        for (key, kind) in [("hosts", "hosts"), ("forges", "forges"), ("trusted-refs", "project")]
+        where keys.contains(key) {
+            return kind
+        }
+        if keys == ["chatops"] { return "chatops" }
+        if keys == ["web"] { return "web" }
+        let controller = Set(ControllerConfigFileShape.file.root.keyNames)
+        return !keys.isEmpty && keys.isSubset(of: controller) ? "controller" : nil
+    }
+
     /// With --with-plugins, an external plugin of the project (the example one, copied into Plugins/) adds its
     /// settings: its documented layer validates, and a misspelt setting of it is refused.
     func testWithPluginsAddsTheProjectsExternalPlugins() throws {
