@@ -11,7 +11,7 @@ public enum JSONSchemaWriter {
     public static func text(for file: FileShape) -> String {
         var root = mapping(file.root, interpolates: file.interpolates)
         root["$schema"] = draft
-        root["$id"] = "https://pipe.invalid/schema/\(file.kind).schema.json"
+        root["$id"] = "urn:pipe:schema:\(file.kind)"
         root["title"] = file.title
         let data = try? JSONSerialization.data(
             withJSONObject: root, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
