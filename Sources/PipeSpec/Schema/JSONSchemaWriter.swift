@@ -20,9 +20,11 @@ public enum JSONSchemaWriter {
 
     /// `${name}` in a value of any type: the loader checks the type after interpolation.
     static let interpolation: [String: Any] = ["type": "string", "pattern": "\\$\\{"]
+    /// `DurationParser`'s forms, more than zero (a digit 1-9 somewhere).
     static let durationPattern =
-        "^[ \\t]*(([0-9]+\\.?[0-9]*|\\.[0-9]+)[smhd])+[ \\t]*$|^[ \\t]*([0-9]+\\.?[0-9]*|\\.[0-9]+)[ \\t]*$"
-    static let byteSizePattern = "^ *[0-9][0-9 ]* *(([kKmMgGtT][iI]?)?[bB])? *$"
+        "^(?=[^1-9]*[1-9])[ \\t]*((([0-9]+\\.?[0-9]*|\\.[0-9]+)[smhd])+|[0-9]+\\.?[0-9]*|\\.[0-9]+)[ \\t]*$"
+    /// `ByteSizeParser`'s forms, more than zero.
+    static let byteSizePattern = "^(?=[ 0]*[1-9])[0-9 ]+(([kKmMgGtT][iI]?)?[bB])? *$"
 
     static func schema(_ shape: ValueShape, interpolates: Bool) -> [String: Any] {
         func typed(_ schema: [String: Any]) -> [String: Any] {
