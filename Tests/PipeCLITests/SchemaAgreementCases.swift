@@ -73,6 +73,10 @@ enum SchemaAgreementCases {
         Case(kind: "pipeline", name: "a size", yaml: pipeline + "    log-limit: 64MB\n    timeout: 1h30m\n"),
         Case(
             kind: "pipeline", name: "a bad size", yaml: pipeline + "    log-limit: lots\n", refusal: "expected a size"),
+        Case(kind: "pipeline", name: "no backoff", yaml: "retry: {backoff: 0s, tests: 2}\n" + pipeline),
+        Case(
+            kind: "pipeline", name: "a zero timeout", yaml: pipeline + "    timeout: 0s\n",
+            refusal: "expected a duration"),
         Case(kind: "hosts", name: "a host", yaml: host),
         Case(kind: "hosts", name: "a quoted port", yaml: host + "    port: \"22\"\n", refusal: "expected an integer"),
         Case(kind: "hosts", name: "a misspelt key", yaml: host + "    adress: x\n", refusal: "unknown key"),
@@ -82,6 +86,7 @@ enum SchemaAgreementCases {
             kind: "hosts", name: "a build cache key", yaml: host + "    build-cache: {max-sise: 50GiB}\n",
             refusal: "unknown key"),
         Case(kind: "controller", name: "a schedule", yaml: controller),
+        Case(kind: "controller", name: "no idle sessions", yaml: controller + "session-idle: 0s\n"),
         Case(
             kind: "controller", name: "a quoted limit", yaml: controller + "limits: {runs: \"4\"}\n", refusal: "integer"
         ),

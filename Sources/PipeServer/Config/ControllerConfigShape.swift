@@ -38,7 +38,7 @@ public enum ControllerConfigShape {
             KeyShape("limits", .mapping(limits), "how many runs start at once"),
             KeyShape("grace-period", .duration, "how long running runs get to finish on stop"),
             KeyShape(
-                "session-idle", .either([.duration, .integer(0...0), .choice(["0s", "0m", "0h"])]),
+                "session-idle", .either([.duration, .integer(0...0), .choice(["0", "0s", "0m", "0h"])]),
                 "how long an idle SSH session is kept for the next run (0: none)"),
             KeyShape("store", .nonEmptyText, "a store path, or a PostgreSQL URL without a password"),
             KeyShape("schedules", .named(.mapping(schedule), keyPattern: entryName), "schedules, by name"),

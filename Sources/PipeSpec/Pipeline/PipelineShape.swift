@@ -16,7 +16,9 @@ public enum PipelineShape {
                 "retries after a host or connection failure"),
             KeyShape("timed-out", .integer(0...RetryPolicy.maximumRetries), "retries after a timeout"),
             KeyShape("tests", .integer(0...RetryPolicy.maximumRetries), "how many more times a failed test may run"),
-            KeyShape("backoff", .either([.duration, .integer(0...0)]), "the wait before the first retry"),
+            KeyShape(
+                "backoff", .either([.duration, .integer(0...0), .choice(["0", "0s"])]),
+                "the wait before the first retry (0: none)"),
         ])
     static let secretSource = MappingShape(
         "Where the coordinator reads the secret: 'env:' or 'file:', never the value",
