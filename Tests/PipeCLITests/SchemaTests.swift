@@ -156,6 +156,22 @@ final class SchemaTests: XCTestCase {
         XCTAssertTrue(builtInOnly[good.path]?.contains { $0.contains("source-lint") } ?? false, "\(builtInOnly)")
     }
 
+    /// A key list written out in a loader would be checked by the loader but missing from the schema: every
+    /// loader takes its keys from a shape.
+    func testNoLoaderWritesItsKeysOutsideAShape() throws {
+        let sources = RepositoryPaths.root.appendingPathComponent("Sources")
+        let files = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)
+        var literal: [String] = []
+        while let file = files?.nextObject() as? URL {
+            guard file.pathExtension == "swift" else { continue }
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for marker in ["rejectUnknownKeys(allowed: [\"", ", allowed: [\""] where text.contains(marker) {
+                literal.append("\(file.lastPathComponent): \(marker)")
+            }
+        }
+        XCTAssertEqual(literal, [], "take these keys from the file's shape (Sources/PipeSpec/Schema/FileShape.swift)")
+    }
+
     /// The controller's schema names exactly the top-level keys its loader takes, sections of other modules too.
     func testControllerSchemaHasTheLoadersSections() {
         var loader = ControllerConfigLoader()
