@@ -168,7 +168,8 @@ let package = Package(
         .testTarget(
             name: "PipeCLITests",
             dependencies: [
-                "PipeCLI", "PipeForge", "PipeHTTP", "PipeServer", "PipeSpec", "PipeStorePostgres", "PipeTestSupport",
+                "PipeCLI", "PipeChatOps", "PipeForge", "PipeHTTP", "PipeServer", "PipeSpec", "PipeStorePostgres",
+                "PipeTestSupport", "PipeWeb",
             ],
             exclude: ["Fixtures"]),
         .testTarget(

@@ -7,13 +7,10 @@ import PipeSpec
 /// Reads a `web:` section into a `WebConfig`, reporting every problem at once with `file:line:column`. The format is
 /// in docs/web.md.
 public enum WebConfigLoader {
-    static let keys = [
-        "address", "port", "unix-socket", "path", "read", "users-file", "proxy", "plain-http", "session-time",
-        "sign-ins-per-minute", "signoff",
-    ]
+    static let keys = WebConfigShape.section.keyNames
     /// The keys that say where `pipe web serve` listens; on the controller its `http:` section says it.
-    public static let listenerKeys = ["address", "port", "unix-socket"]
-    static let proxyKeys = ["user-header", "secret-header", "secret"]
+    public static let listenerKeys = WebConfigShape.listener.map(\.key)
+    static let proxyKeys = WebConfigShape.proxy.keyNames
 
     /// Reads a file whose top level has a `web:` mapping.
     public static func load(path: URL) throws(SpecErrors) -> WebConfig {

@@ -33,7 +33,8 @@ public enum PipeCommandLine {
             CommandGroup("CHAT", [ChatOpsCommand.spec]),
             CommandGroup("WEB PAGE", [WebCommand.spec]),
             CommandGroup("FORGES", [ForgeCommand.spec]),
-            CommandGroup("DOCUMENTATION", [ManCommand.spec, CompletionsCommand.spec]),
+            CommandGroup(
+                "DOCUMENTATION", [ManCommand.spec, CompletionsCommand.spec, SchemaCommand.spec]),
         ],
         sections: [
             HelpSection(
@@ -96,6 +97,7 @@ public enum PipeCommandLine {
                 case ["enqueue"]: return try EnqueueCommand.execute(context)
                 case ["man"]: return try ManCommand.execute(context)
                 case ["completions"]: return try CompletionsCommand.execute(context)
+                case ["schema"]: return try SchemaCommand.execute(context)
                 case let runs where runs.first == "runs": return try RunsCommand.execute(runs, context)
                 case let hosts where hosts.first == "hosts": return try HostsCommand.execute(hosts, context)
                 case let sims where sims.first == "sims": return try SimsCommand.execute(sims, context)

@@ -106,6 +106,7 @@ struct CompletionEngine {
         case "host": return project.hosts()
         case "run": return project.runIDs()
         case "shell": return CompletionScripts.Shell.allCases.map(\.rawValue)
+        case "schema-kind": return SchemaCommand.kinds
         case "layer", "only":
             // The layers of the pipeline or the run the command names first (`run p --only`, `signoff <run> <layer>`).
             guard let first = context.positionals.first else { return [] }

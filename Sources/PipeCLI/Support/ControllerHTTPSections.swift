@@ -43,8 +43,8 @@ final class ControllerHTTPSections {
     /// The listener keys `chatops:` gave, with their positions, to be refused when `http:` is present.
     private var chatopsListenerKeys: [(path: SpecKeyPath, mark: SourceMark)] = []
 
-    static let keys = ["address", "port", "unix-socket", "base-url", "limits"]
-    static let limitKeys = ["header-bytes", "connections", "connections-per-peer", "head-time"]
+    static let keys = ControllerConfigFileShape.http.keyNames
+    static let limitKeys = ControllerConfigFileShape.httpLimits.keyNames
     /// The `chatops:` keys that say where and how the listener listens.
     static let chatopsListenerKeys = ["address", "port", "unix-socket"]
     static let chatopsConnectionLimits = ["header-bytes", "connections", "connections-per-peer", "head-time"]

@@ -19,9 +19,17 @@ struct PluginCatalog {
     /// (only those are asked for `--describe`). A plugin that cannot describe itself is left out, with a warning
     /// that says why, so the loader's "unknown plugin kind" comes with its cause.
     func schemas(forPipelineAt file: URL?, warn: (String) -> Void) -> [String: PluginSchema] {
-        var schemas = BuiltInPlugins.schemas
         let text = file.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
-        for (kind, executable) in externalPlugins() where schemas[kind] == nil && mentions(text, kind: kind) {
+        return schemas(of: { mentions(text, kind: $0) }, warn: warn)
+    }
+
+    /// The built-ins and every external plugin found, each asked for `--describe` (`pipe schema pipeline
+    /// --with-plugins`).
+    func allSchemas(warn: (String) -> Void) -> [String: PluginSchema] { schemas(of: { _ in true }, warn: warn) }
+
+    private func schemas(of wanted: (String) -> Bool, warn: (String) -> Void) -> [String: PluginSchema] {
+        var schemas = BuiltInPlugins.schemas
+        for (kind, executable) in externalPlugins() where schemas[kind] == nil && wanted(kind) {
             do {
                 let description = try ExternalPluginDiscovery.describe(executable, kind: kind)
                 schemas[kind] = PluginSchema(settings: description.settings, defaultGate: description.defaultGate)

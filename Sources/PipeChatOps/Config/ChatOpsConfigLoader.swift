@@ -8,15 +8,9 @@ import PipeSpec
 /// The controller calls `load(_:file:)` with the value of its config's `chatops:` key; `pipe chatops serve` calls
 /// `load(path:)` on a file whose top level holds `chatops:`. The format is in docs/chatops.md.
 public enum ChatOpsConfigLoader {
-    static let keys = [
-        "address", "port", "unix-socket", "proxy", "path", "dialect", "secret", "timestamp-window", "response-urls",
-        "results", "audit-log", "limits", "authorization",
-    ]
-    static let limitKeys = [
-        "body-bytes", "header-bytes", "connections", "connections-per-peer", "head-time", "request-time",
-        "requests-per-minute", "audit-field-bytes", "refusals-logged-per-peer", "refusal-window", "audit-log-bytes",
-    ]
-    static let proxyKeys = ["forwarded-for", "secret-header", "secret"]
+    static let keys = ChatOpsConfigShape.section.keyNames
+    static let limitKeys = ChatOpsConfigShape.limits.keyNames
+    static let proxyKeys = ChatOpsConfigShape.proxy.keyNames
 
     /// Reads a file whose top level has a `chatops:` mapping (other top-level keys are left to their owners).
     public static func load(path: URL) throws(SpecErrors) -> ChatOpsConfig {
@@ -256,7 +250,7 @@ public enum ChatOpsConfigLoader {
                         + "`secret: {env: NAME}` or `secret: {file: path}`")
                 return nil
             }
-            guard let values = mapping(node, path, allowed: ["env", "file"]) else { return nil }
+            guard let values = mapping(node, path, allowed: ChatOpsConfigShape.secret.keyNames) else { return nil }
             switch (string(values["env"], "\(path).env"), string(values["file"], "\(path).file")) {
             case (let name?, nil) where !name.isEmpty: return .environment(name)
             case (nil, let file?) where !file.isEmpty: return .file(file)
@@ -316,7 +310,9 @@ public enum ChatOpsConfigLoader {
 
         func authorization(_ node: YAMLNode, _ path: String) -> ChatAuthorization {
             var result = ChatAuthorization()
-            guard let values = mapping(node, path, allowed: ["users", "channels"]) else { return result }
+            guard let values = mapping(node, path, allowed: ChatOpsConfigShape.authorization.keyNames) else {
+                return result
+            }
             result.users = grants(values["users"], "\(path).users", allowSignoff: true)
             result.channels = grants(values["channels"], "\(path).channels", allowSignoff: false)
             return result
@@ -326,7 +322,7 @@ public enum ChatOpsConfigLoader {
             guard let node else { return [:] }
             guard let entries = mapping(node, path, allowed: nil) else { return [:] }
             var grants: [String: ChatAuthorization.Grant] = [:]
-            let allowed = allowSignoff ? ["name", "run", "signoff"] : ["name", "run"]
+            let allowed = (allowSignoff ? ChatOpsConfigShape.userGrant : ChatOpsConfigShape.channelGrant).keyNames
             for (id, value) in entries {
                 let here = "\(path).\(id)"
                 guard let fields = mapping(value, here, allowed: allowed) else { continue }

@@ -53,13 +53,16 @@ extension ForgeDecoder {
         }
     }
 
+    /// Each word for an action that runs pipelines, by the action it means.
+    static let actionWords: [String: PullRequestAction] = [
+        "opened": .opened, "open": .opened, "synchronize": .synchronized, "synchronized": .synchronized,
+        "update": .synchronized, "reopened": .reopened, "reopen": .reopened,
+    ]
+
     /// The actions that run: GitHub's, Gitea's and GitLab's words for the same three.
     private func actions(_ node: YAMLNode, at path: SpecKeyPath) -> Set<PullRequestAction>? {
         guard let items = document.strings(node, at: path) else { return nil }
-        let words: [String: PullRequestAction] = [
-            "opened": .opened, "open": .opened, "synchronize": .synchronized, "synchronized": .synchronized,
-            "update": .synchronized, "reopened": .reopened, "reopen": .reopened,
-        ]
+        let words = Self.actionWords
         var actions: Set<PullRequestAction> = []
         for item in items {
             if let action = words[item.text] {

@@ -45,7 +45,7 @@ struct ForgeValueReader {
         guard let source = document.mapping(node, at: path, expected: "a mapping with 'env:' or 'file:'") else {
             return nil
         }
-        source.rejectUnknownKeys(allowed: ["env", "file"])
+        source.rejectUnknownKeys(allowed: ForgesConfigShape.secret.keyNames)
         let variable = source.value("env").flatMap { document.nonEmptyString($0, at: path.appending("env")) }
         let file = source.value("file").flatMap { document.nonEmptyString($0, at: path.appending("file")) }
         switch (variable, file) {

@@ -15,16 +15,13 @@ import PipeSpec
 public struct ForgesConfigLoader: Sendable {
     /// The file in the project folder.
     public static let fileName = "forges.yml"
-    static let topLevelKeys = ["base-url", "forges"]
-    static let forgeKeys = [
-        "kind", "api-url", "repository", "token", "webhook", "push", "pull-requests", "app", "checks", "comment",
-        "supersede", "forks",
-    ]
-    static let webhookKeys = ["path", "secret", "signing-token", "timestamp-tolerance", "body-limit"]
-    static let pushKeys = ["pipelines", "branches", "tags"]
-    static let pullRequestKeys = ["pipelines", "branches", "actions"]
-    static let appKeys = ["id", "private-key", "installation-id"]
-    static let forkKeys = ["policy", "label", "approvers", "chat-approvers", "command"]
+    static let topLevelKeys = ForgesConfigShape.top.keyNames
+    static let forgeKeys = ForgesConfigShape.forge.keyNames
+    static let webhookKeys = ForgesConfigShape.webhook.keyNames
+    static let pushKeys = ForgesConfigShape.push.keyNames
+    static let pullRequestKeys = ForgesConfigShape.pullRequest.keyNames
+    static let appKeys = ForgesConfigShape.app.keyNames
+    static let forkKeys = ForgesConfigShape.forks.keyNames
 
     /// The pipelines of the project folder, by name; `nil` skips the check.
     public var pipelines: [String]?

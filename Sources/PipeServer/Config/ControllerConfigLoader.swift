@@ -10,10 +10,10 @@ import PipeSpec
 /// pipeline loads with the parameters given (unknown parameter names, invalid values).
 public struct ControllerConfigLoader {
     /// The top-level keys.
-    public static let topLevelKeys = ["limits", "grace-period", "session-idle", "store", "schedules", "watches"]
-    static let limitKeys = ["runs", "per-pipeline", "pipelines"]
-    static let scheduleKeys = ["pipeline", "cron", "time-zone", "ref", "parameters", "missed"]
-    static let watchKeys = ["pipeline", "branches", "interval", "parameters"]
+    public static let topLevelKeys = ControllerConfigShape.top.keyNames
+    static let limitKeys = ControllerConfigShape.limits.keyNames
+    static let scheduleKeys = ControllerConfigShape.schedule.keyNames
+    static let watchKeys = ControllerConfigShape.watch.keyNames
     /// How often a watch polls when the file does not say.
     public static let defaultWatchInterval: Double = 60
 

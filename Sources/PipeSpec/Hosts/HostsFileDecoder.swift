@@ -3,11 +3,7 @@ import PipeCore
 
 /// Turns a hosts file's tree into `[HostConfig]`, collecting every problem on the way.
 struct HostsFileDecoder {
-    static let hostKeys = [
-        "name", "address", "port", "user", "identity-file", "identity-passphrase-env", "identity-passphrase-file",
-        "use-agent", "known-hosts", "labels", "capacity", "work-dir", "xcodes", "connect-timeout",
-        "transfer-sessions", "compression", "trust", "build-caches", "build-cache",
-    ]
+    static let hostKeys = HostsFileShape.host.keyNames
 
     let baseDirectory: URL
     let home: String?
@@ -21,7 +17,7 @@ struct HostsFileDecoder {
         problems.reportDuplicateKeys(in: root)
         let reader = SpecReader(problems: problems, interpolator: nil)
         guard let top = reader.mapping(root, at: SpecKeyPath(), expected: "a mapping with 'hosts:'") else { return [] }
-        top.rejectUnknownKeys(allowed: ["hosts"])
+        top.rejectUnknownKeys(allowed: HostsFileShape.top.keyNames)
         let path = SpecKeyPath([.key("hosts")])
         guard let node = top.required("hosts", hint: "list the Mac hosts under 'hosts:'") else { return [] }
         guard let items = node.sequence else {
@@ -140,7 +136,7 @@ struct HostsFileDecoder {
             let eviction = host.reader.mapping(
                 node, at: path, expected: "a mapping of max-size and max-age, e.g. { max-size: 50GiB, max-age: 14d }")
         else { return policy }
-        eviction.rejectUnknownKeys(allowed: ["max-size", "max-age"])
+        eviction.rejectUnknownKeys(allowed: HostsFileShape.buildCache.keyNames)
         if let size = eviction.read("max-size", { $0.byteSize }) { policy.maxSizeBytes = size }
         if let age = eviction.read("max-age", { $0.duration }) { policy.maxAgeSeconds = age }
         return policy

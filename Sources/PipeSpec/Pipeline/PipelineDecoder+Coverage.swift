@@ -2,7 +2,7 @@ import Foundation
 import PipeCore
 
 extension PipelineDecoder {
-    static let coverageKeys = ["minimum", "targets"]
+    static let coverageKeys = PipelineShape.coverage.keyNames
     /// The plugin kinds that measure coverage.
     static let coveragePlugins = ["xcodebuild-test"]
 

@@ -5,16 +5,10 @@ import PipeCore
 /// Parameters are read first (interpolation needs them), then every other section; references between layers
 /// (`needs`) are checked once all layers are known.
 struct PipelineDecoder {
-    static let topLevelKeys = [
-        "description", "repository", "host", "simulator", "parameters", "flaky", "retry", "concurrency", "secrets",
-        "layers",
-    ]
-    static let layerKeys = [
-        "plugin", "gate", "needs", "timeout", "retry", "secrets", "log-limit", "artifact-limit", "coverage", "clean",
-        "build-cache",
-    ]
-    static let retryKeys = ["infrastructure", "timed-out", "tests", "backoff"]
-    static let platforms = ["iOS", "tvOS", "watchOS", "visionOS"]
+    static let topLevelKeys = PipelineShape.topLevelKeys
+    static let layerKeys = PipelineShape.layer.keyNames
+    static let retryKeys = PipelineShape.retry.keyNames
+    static let platforms = PipelineShape.platforms
 
     let name: String
     let file: String
@@ -109,7 +103,7 @@ struct PipelineDecoder {
                 let source = mapping.reader.mapping(
                     entry.value, at: path, expected: "a mapping with 'env:' or 'file:' (never the value itself)")
             else { continue }
-            source.rejectUnknownKeys(allowed: ["env", "file", "type"])
+            source.rejectUnknownKeys(allowed: PipelineShape.secretSource.keyNames)
             let variable = source.read("env", { $0.nonEmptyString })
             let file = source.read("file", { $0.nonEmptyString })
             let binary = decodeSecretType(source, path: path)
@@ -316,7 +310,7 @@ struct PipelineDecoder {
             guard let mapping = plain.mapping(entry.value, at: path) else { return (nil, false) }
             declaration = mapping
         }
-        declaration.rejectUnknownKeys(allowed: ["default", "required", "description"])
+        declaration.rejectUnknownKeys(allowed: PipelineShape.parameterDeclaration.keyNames)
         // `default:` with nothing after it is the empty text, so that a declared parameter always has a value.
         let defaultEntry = declaration.entries.first { $0.key == "default" }
         let defaultValue = defaultEntry.map { _ in declaration.read("default", { $0.string }) ?? "" }
@@ -339,7 +333,7 @@ struct PipelineDecoder {
         guard let node = document.value("repository"),
             let mapping = document.reader.mapping(node, at: document.path.appending("repository"))
         else { return repository }
-        mapping.rejectUnknownKeys(allowed: ["url", "ref", "workspace"])
+        mapping.rejectUnknownKeys(allowed: PipelineShape.repository.keyNames)
         repository.location = mapping.read("url", { $0.nonEmptyString })
         repository.locationIsInterpolated = mapping.value("url")?.scalar?.text.contains("${") ?? false
         repository.ref = mapping.read("ref", { $0.nonEmptyString }) ?? repository.ref
@@ -370,7 +364,7 @@ struct PipelineDecoder {
         guard let mapping = document.reader.mapping(node, at: path, expected: "a host name or a mapping") else {
             return selection
         }
-        mapping.rejectUnknownKeys(allowed: ["name", "names", "labels"])
+        mapping.rejectUnknownKeys(allowed: PipelineShape.host.keyNames)
         if let name = mapping.read("name", { $0.nonEmptyString }) { selection.names = [name] }
         if let names = mapping.read("names", { $0.strings }) {
             if let nameNode = mapping.value("name") {
@@ -388,7 +382,7 @@ struct PipelineDecoder {
         guard let node = document.value("simulator"),
             let mapping = document.reader.mapping(node, at: document.path.appending("simulator"))
         else { return criteria }
-        mapping.rejectUnknownKeys(allowed: ["platform", "device", "runtime", "udid", "create"])
+        mapping.rejectUnknownKeys(allowed: PipelineShape.simulator.keyNames)
         if let node = mapping.value("platform"),
             let platform = mapping.reader.nonEmptyString(node, at: mapping.path.appending("platform"))
         {

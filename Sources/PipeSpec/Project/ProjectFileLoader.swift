@@ -10,7 +10,7 @@ import PipeCore
 /// A project without the file has no protected refs: its code is never `release`.
 public enum ProjectFileLoader {
     public static let fileName = "project.yml"
-    static let topLevelKeys = ["trusted-refs"]
+    static let topLevelKeys = ProjectFileShape.top.keyNames
 
     /// The project file of `projectDirectory`, or the defaults when it has none.
     public static func load(projectDirectory: URL) throws(SpecErrors) -> ProjectConfig {

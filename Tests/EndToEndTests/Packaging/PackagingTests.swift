@@ -50,6 +50,7 @@ final class PackagingTests: XCTestCase {
             "./usr/bin/pipe", "./usr/share/man/man1/pipe.1.gz", "./lib/systemd/system/pipe-controller.service",
             "./lib/systemd/system/pipe-chatops.service", "./lib/systemd/system/pipe-web.service",
             "./usr/share/doc/pipe/copyright", "./usr/share/doc/pipe/examples/controller.yml",
+            "./usr/share/doc/pipe/schema/pipeline.schema.json",
             "./usr/share/doc/pipe/examples/systemd/pipe-controller.service.d/grace-period.conf",
         ]
         let completionFiles = [
@@ -74,6 +75,14 @@ final class PackagingTests: XCTestCase {
         XCTAssertEqual(try sh("dpkg-deb -x '\(deb)' '\(root.path)'").exitCode, 0)
         let extracted = root.appendingPathComponent("usr/bin/pipe").path
         XCTAssertTrue(try sh("'\(extracted)' --version").stdout.hasPrefix("pipe \(version)"))
+        // Each example names its schema where the package puts it, and the schema is what the binary prints.
+        let examples = "\(root.path)/usr/share/doc/pipe/examples"
+        for kind in ["controller", "chatops", "web"] {
+            let line = try sh("head -n 1 '\(examples)/\(kind).yml'").stdout
+            XCTAssertEqual(line, "# yaml-language-server: $schema=../schema/\(kind).schema.json\n")
+            let same = try sh("'\(extracted)' schema \(kind) | cmp - '\(examples)/../schema/\(kind).schema.json'")
+            XCTAssertEqual(same.exitCode, 0, same.stdout + same.stderr)
+        }
         let page = try sh("MANWIDTH=100 man -l '\(root.path)/usr/share/man/man1/pipe.1.gz' | col -b")
         for text in ["controller", "chatops", "--version"] { XCTAssertTrue(page.stdout.contains(text), page.stderr) }
 
