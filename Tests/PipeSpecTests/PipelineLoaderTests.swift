@@ -45,7 +45,7 @@ final class PipelineLoaderTests: XCTestCase {
         XCTAssertEqual(manual.gate, .release, "a checklist layer takes its plugin's default gate")
         XCTAssertEqual(manual.needs, ["logic", "intent"])
         XCTAssertNil(manual.timeoutSeconds)
-        XCTAssertEqual(manual.settings["record"]?.stringsValue?.count, 5)
+        XCTAssertEqual(manual.settings["fields"]?.stringsValue?.count, 5)
     }
 
     func testCommandLineParametersOverrideDefaults() throws {

@@ -26,7 +26,7 @@ enum SpecFixtures {
         "checklist": PluginSchema(
             settings: [
                 SettingSchema("items", .strings, required: true, "what a person checks"),
-                SettingSchema("record", .strings, "facts recorded with the sign-off"),
+                SettingSchema("fields", .strings, "fields every sign-off must give"),
             ], defaultGate: .release),
         "shell": PluginSchema(
             settings: [SettingSchema("run", .string, required: true, shellCommand: true, "the command")],
