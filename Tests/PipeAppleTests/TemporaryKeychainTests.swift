@@ -27,13 +27,18 @@ final class TemporaryKeychainTests: XCTestCase {
         XCTAssertEqual(made.exitCode, 0, made.combined)
         let found = try security(["find-identity", "-v", "-p", "codesigning", keychain.path])
         XCTAssertTrue(found.stdout.contains("\(try factory.certificateSHA1()) \"Apple Distribution"), found.combined)
-        XCTAssertEqual(keychain.codeSignFlags, "--keychain \(keychain.path)")
+        XCTAssertEqual(keychain.codeSignFlags, "--keychain \"\(keychain.path)\"")
 
         XCTAssertEqual(try security(["-i"], stdin: try keychain.tearDownCommands()).exitCode, 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: keychain.path + "-db"))
         let argv = try String(
             contentsOf: folder.appending("Library/Logs/pipe-emulator/security-argv.log"), encoding: .utf8)
         XCTAssertEqual(argv, "security -i\nsecurity find-identity -v -p codesigning \(keychain.path)\nsecurity -i\n")
+    }
+
+    func testTheCodeSignFlagsKeepAPathWithBlanksQuotesAndBackslashesOneWord() {
+        let keychain = TemporaryKeychain(path: #"/Users/ci/My "odd"\dir/pipe-run.keychain"#)
+        XCTAssertEqual(keychain.codeSignFlags, #"--keychain "/Users/ci/My \"odd\"\\dir/pipe-run.keychain""#)
     }
 
     func testProfilesGoWhereTheHostsXcodeReadsThem() {

@@ -42,8 +42,15 @@ public struct TemporaryKeychain: Sendable, Equatable {
     /// Deletes the keychain (no password needed).
     public func tearDownCommands() throws -> String { "delete-keychain \(try Self.word(path))\nquit\n" }
 
-    /// The flag that points codesign at this keychain alone, for xcodebuild's `OTHER_CODE_SIGN_FLAGS`.
-    public var codeSignFlags: String { "--keychain \(path)" }
+    /// The flag that points codesign at this keychain alone, for xcodebuild's `OTHER_CODE_SIGN_FLAGS`. Xcode splits
+    /// that list setting at blanks, honouring double quotes and backslashes, so the path is one quoted word even when
+    /// it holds a space (a home folder's "Application Support", say).
+    public var codeSignFlags: String { "--keychain \(Self.buildSettingWord(path))" }
+
+    /// `value` as one word of an Xcode list build setting: in double quotes, with `\` and `"` escaped.
+    static func buildSettingWord(_ value: String) -> String {
+        "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
 
     /// One word for `security -i`, which groups a word in single or double quotes.
     static func word(_ value: String) throws -> String {
