@@ -23,7 +23,7 @@ struct PluginCatalog {
         let text = file.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
         for (kind, executable) in externalPlugins() where schemas[kind] == nil && mentions(text, kind: kind) {
             do {
-                let description = try ExternalPluginDiscovery.describe(executable, kind: kind)
+                let description = try ExternalPluginDiscovery.describeOnce(executable, kind: kind)
                 schemas[kind] = PluginSchema(settings: description.settings, defaultGate: description.defaultGate)
             } catch {
                 warn("warning: external plugin '\(kind)' left out: \(error.description)\n")
