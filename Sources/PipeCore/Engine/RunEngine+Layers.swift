@@ -126,6 +126,7 @@ extension RunEngine {
                 record.finishedAt = UTCTimestamp.iso8601(finished)
                 record.durationSeconds = finished.timeIntervalSince(attemptStart)
                 record.facts = result.facts.merging(["host": place.hostName]) { plugin, _ in plugin }
+                if merge != nil { record.facts[LayerResult.testsRetriedFact] = String(testsToRetry.count) }
                 record.artifacts = result.artifacts
                 state.record.layers[index].attempts[attemptIndex] = record
                 if let merge {
@@ -177,9 +178,10 @@ extension RunEngine {
             }
             if retries {
                 retriesTaken[result.outcome] = taken + 1
-                testsToRetry =
-                    result.outcome == .testsFailed
-                    ? state.locked { state.record.layers[index].tests.filter { $0.status == .failed } } : []
+                // Another kind of retry runs again what the failed attempt ran: all tests, or the failed ones.
+                if result.outcome == .testsFailed {
+                    testsToRetry = state.locked { state.record.layers[index].tests.filter { $0.status == .failed } }
+                }
                 // An infrastructure failure or a timeout moves to another simulator where there is one (one of the
                 // run's other layers does not hold); a test retry keeps the same one, so a pass on retry means the
                 // test, not the device, was unsteady.

@@ -190,6 +190,10 @@ public struct LayerResult: Sendable {
     /// not run the layer again for its test failures (they failed every time).
     public static let toolRetriedTestsFact = "toolRetriedTests"
 
+    /// The fact the engine adds to an attempt that was a test retry: how many failed tests it handed the plugin to
+    /// run again. That attempt's tests are merged into the layer's (`TestRetryMerge`) rather than replacing them.
+    public static let testsRetriedFact = "testsRetried"
+
     public init(
         outcome: LayerOutcome, evidence: [String] = [], exit: RemoteExit? = nil, tests: [TestCaseResult] = [],
         artifacts: [ArtifactRecord] = [], facts: [String: String] = [:]
