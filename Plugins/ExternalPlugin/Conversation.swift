@@ -8,6 +8,8 @@ final class Conversation {
     private let context: LayerContext
     private let executable: URL
     private let timeout: Double
+    /// The version the plugin declared; its messages must carry this one.
+    private let protocolVersion: Int
     private let stderrLog: LayerLog
     private let transcript: LayerLog
     private let log: LayerLog
@@ -20,8 +22,9 @@ final class Conversation {
     /// How much of the end of stderr is kept in memory for the evidence (the file has all of it).
     private static let stderrTailBytes = 8 * 1024
 
-    init(context: LayerContext, executable: URL, timeout: Double) throws {
+    init(context: LayerContext, executable: URL, timeout: Double, protocolVersion: Int) throws {
         self.context = context
+        self.protocolVersion = protocolVersion
         self.executable = executable
         self.timeout = timeout
         // Each file is capped at the layer's log limit: a plugin relays what the host printed.
@@ -53,7 +56,7 @@ final class Conversation {
         if line.trimmingCharacters(in: .whitespaces).isEmpty { return .carryOn }
         let message: ExternalPluginMessage
         do {
-            message = try ExternalPluginMessage.parse(line)
+            message = try ExternalPluginMessage.parse(line, version: protocolVersion)
         } catch {
             return .stop("stdout line \(lineNumber): \(error.message)")
         }
@@ -163,7 +166,7 @@ final class Conversation {
         for file in [stderrLog, transcript, log] { file.finish() }
         var allFacts = facts
         allFacts["plugin"] = executable.path
-        allFacts["pluginProtocol"] = "\(ExternalPluginProtocol.version)"
+        allFacts["pluginProtocol"] = "\(protocolVersion)"
         if hostCommands > 0 { allFacts["hostCommands"] = "\(hostCommands)" }
         var artifacts: [ArtifactRecord] = []
         for (name, kind) in [

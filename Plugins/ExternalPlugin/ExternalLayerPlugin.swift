@@ -45,14 +45,24 @@ public struct ExternalLayerPlugin: LayerPlugin {
         } catch {
             return LayerResult(outcome: .pluginError, evidence: [error.description])
         }
+        let version: Int
+        do {
+            // Pipe speaks the plugin's own version to it, so a plugin of protocol 1 keeps working.
+            version = try ExternalPluginDiscovery.describeOnce(executable, kind: kind).protocolVersion
+        } catch {
+            return LayerResult(outcome: .pluginError, evidence: [error.description])
+        }
         let timeout = context.layer.timeoutSeconds ?? ExternalPluginProtocol.defaultTimeoutSeconds
-        let request = ExternalPluginRequest(
+        var request = ExternalPluginRequest(
             runID: context.runID, pipeline: context.pipelineName, runStartedAt: context.runStartTime,
             layer: context.layer, attempt: context.attempt, timeoutSeconds: timeout, hostName: context.hostName,
             remoteRunFolder: context.remoteRunFolder, remoteWorkspace: context.remoteWorkspace,
             simulator: context.simulator, artifactsFolder: context.localArtifacts,
             projectDirectory: context.projectDirectory, localWorkspace: Self.localWorkspace(context))
-        let conversation = try Conversation(context: context, executable: executable, timeout: timeout)
+        request.protocolVersion = version
+        request.testsToRetry = context.testsToRetry
+        let conversation = try Conversation(
+            context: context, executable: executable, timeout: timeout, protocolVersion: version)
         defer { conversation.close() }
 
         let process: PluginProcess
@@ -60,7 +70,7 @@ public struct ExternalLayerPlugin: LayerPlugin {
             process = try PluginProcess.start(
                 executable: executable, arguments: [],
                 environment: Self.pluginEnvironment(extra: [
-                    "PIPE_PLUGIN_PROTOCOL": "\(ExternalPluginProtocol.version)", "PIPE_RUN_ID": context.runID,
+                    "PIPE_PLUGIN_PROTOCOL": "\(version)", "PIPE_RUN_ID": context.runID,
                     "PIPE_LAYER": context.layer.name,
                 ]),
                 workingDirectory: context.localArtifacts)

@@ -8,12 +8,18 @@ public struct ExternalPluginDescription: Sendable, Equatable {
     public var summary: String
     public var defaultGate: Gate
     public var settings: [SettingSchema]
+    /// The protocol version the plugin speaks (one of `ExternalPluginProtocol.supportedVersions`).
+    public var protocolVersion: Int
 
-    public init(kind: String, summary: String, defaultGate: Gate, settings: [SettingSchema]) {
+    public init(
+        kind: String, summary: String, defaultGate: Gate, settings: [SettingSchema],
+        protocolVersion: Int = ExternalPluginProtocol.version
+    ) {
         self.kind = kind
         self.summary = summary
         self.defaultGate = defaultGate
         self.settings = settings
+        self.protocolVersion = protocolVersion
     }
 
     /// Setting types as a description writes them.
@@ -33,9 +39,9 @@ public struct ExternalPluginDescription: Sendable, Equatable {
         guard let version = object["protocol"] as? Int else {
             throw ExternalPluginProtocolViolation("the description has no \"protocol\" number")
         }
-        guard version == ExternalPluginProtocol.version else {
+        guard ExternalPluginProtocol.supportedVersions.contains(version) else {
             throw ExternalPluginProtocolViolation(
-                "the plugin speaks protocol \(version), this Pipe speaks \(ExternalPluginProtocol.version)")
+                "the plugin speaks protocol \(version), this Pipe speaks \(ExternalPluginProtocol.supportedText)")
         }
         guard let kind = object["kind"] as? String, kind == expectedKind else {
             throw ExternalPluginProtocolViolation(
@@ -75,6 +81,7 @@ public struct ExternalPluginDescription: Sendable, Equatable {
             throw ExternalPluginProtocolViolation("\"settings\" must be a list of {\"key\", \"type\", …} objects")
         }
         return ExternalPluginDescription(
-            kind: kind, summary: object["summary"] as? String ?? "", defaultGate: gate, settings: settings)
+            kind: kind, summary: object["summary"] as? String ?? "", defaultGate: gate, settings: settings,
+            protocolVersion: version)
     }
 }

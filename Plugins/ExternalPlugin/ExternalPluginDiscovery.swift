@@ -51,6 +51,31 @@ public enum ExternalPluginDiscovery {
         return found
     }
 
+    /// `describe`, remembered for this process while the executable's size and modification time stay the same:
+    /// `pipe validate` and the run's catalog ask first, so a layer's attempts need not ask again.
+    public static func describeOnce(_ executable: URL, kind: String) throws(ExternalPluginError)
+        -> ExternalPluginDescription
+    {
+        let attributes = try? FileManager.default.attributesOfItem(atPath: executable.path)
+        let stamp = DescriptionStamp(
+            path: executable.path, kind: kind, size: (attributes?[.size] as? NSNumber)?.int64Value,
+            modified: attributes?[.modificationDate] as? Date)
+        if let known = describedLock.withLock({ described[stamp] }) { return known }
+        let description = try describe(executable, kind: kind)
+        describedLock.withLock { described[stamp] = description }
+        return description
+    }
+
+    private struct DescriptionStamp: Hashable {
+        var path: String
+        var kind: String
+        var size: Int64?
+        var modified: Date?
+    }
+
+    private static let describedLock = NSLock()
+    nonisolated(unsafe) private static var described: [DescriptionStamp: ExternalPluginDescription] = [:]
+
     /// Runs `executable --describe` (at most `describeTimeoutSeconds`) and parses what it prints.
     public static func describe(_ executable: URL, kind: String) throws(ExternalPluginError)
         -> ExternalPluginDescription

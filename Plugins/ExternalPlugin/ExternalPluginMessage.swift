@@ -9,8 +9,11 @@ public enum ExternalPluginMessage: Sendable, Equatable {
     case hostCommand(id: String, argv: [String], timeoutSeconds: Double)
     case result(ExternalPluginResult)
 
-    /// Parses one stdout line; every way it can be wrong is a protocol violation with a message saying which.
-    public static func parse(_ line: String) throws(ExternalPluginProtocolViolation) -> ExternalPluginMessage {
+    /// Parses one stdout line of a plugin that speaks protocol `version`; every way it can be wrong is a protocol
+    /// violation with a message saying which.
+    public static func parse(
+        _ line: String, version speaking: Int = ExternalPluginProtocol.version
+    ) throws(ExternalPluginProtocolViolation) -> ExternalPluginMessage {
         let object: [String: Any]
         do {
             guard let parsed = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
@@ -25,11 +28,11 @@ public enum ExternalPluginMessage: Sendable, Equatable {
         if let version = object["protocol"] {
             guard let number = version as? Int, !(version is String) else {
                 throw ExternalPluginProtocolViolation(
-                    "\"protocol\" must be a number (this Pipe speaks \(ExternalPluginProtocol.version))")
+                    "\"protocol\" must be a number (the plugin declared \(speaking))")
             }
-            guard number == ExternalPluginProtocol.version else {
+            guard number == speaking else {
                 throw ExternalPluginProtocolViolation(
-                    "the plugin speaks protocol \(number), this Pipe speaks \(ExternalPluginProtocol.version)")
+                    "the message says protocol \(number), but the plugin declared \(speaking) in its description")
             }
         }
         guard let type = object["type"] as? String else {
@@ -50,7 +53,10 @@ public enum ExternalPluginMessage: Sendable, Equatable {
                     identifier: try reader.string("identifier"), status: status,
                     durationSeconds: try reader.optionalNumber("durationSeconds"),
                     failureMessage: try reader.optionalString("failureMessage"),
-                    failureLocation: try reader.optionalString("failureLocation")))
+                    failureLocation: try reader.optionalString("failureLocation"),
+                    // Protocol 1 has no `target`: a retry of its tests runs the whole layer again.
+                    target: speaking >= ExternalPluginProtocol.testsToRetryVersion
+                        ? try reader.optionalString("target") : nil))
         case "host-command":
             let argv = try reader.strings("argv")
             guard !argv.isEmpty else { throw reader.violation("\"argv\" is empty") }
@@ -60,7 +66,7 @@ public enum ExternalPluginMessage: Sendable, Equatable {
         case "result":
             guard object["protocol"] != nil else {
                 throw reader.violation(
-                    "the result has no \"protocol\"; write \"protocol\": \(ExternalPluginProtocol.version)")
+                    "the result has no \"protocol\"; write \"protocol\": \(speaking)")
             }
             let outcomeText = try reader.string("outcome")
             guard ExternalPluginProtocol.reportableOutcomes.contains(outcomeText),
@@ -97,7 +103,7 @@ public enum ExternalPluginMessage: Sendable, Equatable {
                     artifacts: artifacts))
         default:
             throw ExternalPluginProtocolViolation(
-                "unknown message type \"\(type)\" (protocol \(ExternalPluginProtocol.version) has log, test, "
+                "unknown message type \"\(type)\" (protocol \(speaking) has log, test, "
                     + "host-command, result)")
         }
     }

@@ -18,6 +18,10 @@ public struct ExternalPluginRequest: Sendable {
     public var projectDirectory: URL
     /// The run's checkout of the workspace on the coordinator (the commit under test), when there is one.
     public var localWorkspace: URL?
+    /// The version the plugin declared: the request is written in it.
+    public var protocolVersion = ExternalPluginProtocol.version
+    /// The failed tests a test retry runs again (`LayerContext.testsToRetry`); sent from protocol 2 on.
+    public var testsToRetry: [TestCaseResult] = []
 
     public init(
         runID: String, pipeline: String, runStartedAt: Date, layer: LayerSpec, attempt: Int, timeoutSeconds: Double,
@@ -49,14 +53,22 @@ public struct ExternalPluginRequest: Sendable {
                 "runtimeVersion": simulator.runtimeVersion,
             ]
         }
+        var layerObject: [String: Any] = [
+            "name": layer.name, "kind": layer.plugin, "gate": layer.gate.rawValue, "attempt": attempt,
+            "timeoutSeconds": timeoutSeconds, "settings": layer.settings.mapValues(Self.plain),
+        ]
+        if protocolVersion >= ExternalPluginProtocol.testsToRetryVersion {
+            layerObject["testsToRetry"] = testsToRetry.map { test -> [String: Any] in
+                var entry: [String: Any] = ["identifier": test.identifier, "status": test.status.rawValue]
+                if let target = test.target { entry["target"] = target }
+                return entry
+            }
+        }
         return [
-            "protocol": ExternalPluginProtocol.version,
+            "protocol": protocolVersion,
             "type": "run",
             "run": ["id": runID, "pipeline": pipeline, "startedAt": UTCTimestamp.iso8601(runStartedAt)],
-            "layer": [
-                "name": layer.name, "kind": layer.plugin, "gate": layer.gate.rawValue, "attempt": attempt,
-                "timeoutSeconds": timeoutSeconds, "settings": layer.settings.mapValues(Self.plain),
-            ] as [String: Any],
+            "layer": layerObject,
             "host": ["name": hostName, "runFolder": remoteRunFolder, "workspace": remoteWorkspace],
             "simulator": simulatorObject,
             "local": [

@@ -122,6 +122,26 @@ enum XcodebuildTestOptions {
         return context.testRetries
     }
 
+    /// The `-only-testing` identifiers of a test retry: `Target/Suite/test` for each test that failed, so only they
+    /// run again; `nil` on any other attempt, or when a failed test's target is unknown (then every test runs again
+    /// and the engine still merges per test).
+    static func onlyTestingRetried(_ context: LayerContext) -> [String]? {
+        onlyTesting(retrying: context.testsToRetry)
+    }
+
+    static func onlyTesting(retrying tests: [TestCaseResult]) -> [String]? {
+        guard !tests.isEmpty else { return nil }
+        var identifiers: [String] = []
+        for test in tests {
+            guard let target = test.target, !target.isEmpty else { return nil }
+            // XCTest names a method without `()`; Swift Testing's `name(argument:)` keeps its labels.
+            let name = test.identifier.hasSuffix("()") ? String(test.identifier.dropLast(2)) : test.identifier
+            let identifier = "\(target)/\(name)"
+            if !identifiers.contains(identifier) { identifiers.append(identifier) }
+        }
+        return identifiers
+    }
+
     static func retryOptions(_ context: LayerContext) -> [String] {
         guard let retries = toolRetries(context) else { return [] }
         return ["-retry-tests-on-failure", "-test-iterations", String(retries + 1)]

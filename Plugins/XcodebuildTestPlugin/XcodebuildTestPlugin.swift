@@ -17,6 +17,8 @@ public struct XcodebuildTestPlugin: LayerPlugin {
     public static let defaultGate = Gate.merge
     public static let needsSimulator = true
     public static let buildsInCache = true
+    /// How many failed tests a test retry ran again (`-only-testing` for each), in the attempt's facts.
+    public static let retriedTestsFact = "retriedTests"
     public static let settings: [SettingSchema] =
         [
             SettingSchema("scheme", .string, required: true, "The shared scheme whose tests run."),
@@ -98,6 +100,9 @@ public struct XcodebuildTestPlugin: LayerPlugin {
         if let retries = XcodebuildTestOptions.toolRetries(context) {
             facts[LayerResult.toolRetriedTestsFact] = String(retries)
         }
+        if let retried = XcodebuildTestOptions.onlyTestingRetried(context) {
+            facts[Self.retriedTestsFact] = String(retried.count)
+        }
         var evidence: [String] = []
         var summary: XcresultSummary?
         var refusal: RemoteError?
@@ -166,7 +171,9 @@ public struct XcodebuildTestPlugin: LayerPlugin {
             action: action, container: try Self.container(of: context.layer),
             scheme: settings["scheme"]?.stringValue ?? "",
             destination: .init(simulatorPlatform: simulator.platform, udid: simulator.udid),
-            resultBundlePath: bundle.path, onlyTesting: settings["only-testing"]?.stringsValue ?? [],
+            resultBundlePath: bundle.path,
+            onlyTesting: XcodebuildTestOptions.onlyTestingRetried(context)
+                ?? settings["only-testing"]?.stringsValue ?? [],
             skipTesting: settings["skip-testing"]?.stringsValue ?? [], testPlan: settings["test-plan"]?.stringValue,
             configuration: settings["configuration"]?.stringValue, buildSettings: Self.buildSettings(of: context.layer),
             derivedDataPath: derivedDataPath, clonedSourcePackagesPath: clonedSourcePackagesPath,

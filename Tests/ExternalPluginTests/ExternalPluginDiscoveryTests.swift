@@ -93,14 +93,14 @@ final class ExternalPluginDiscoveryTests: XCTestCase {
     }
 
     func testADescriptionThatFailsSaysHow() throws {
-        try project.install("quitter", as: "quiet")
+        try project.install("mute", as: "quiet")
         XCTAssertThrowsError(
             try ExternalPluginDiscovery.describe(
                 project.url.appendingPathComponent("Plugins/pipe-layer-quiet"), kind: "quiet")
         ) { error in
             XCTAssertTrue("\(error)".contains("--describe: the description is not one JSON object"), "\(error)")
         }
-        try project.install("grumbler", as: "grumble")
+        try project.install("sulker", as: "grumble")
         XCTAssertThrowsError(
             try ExternalPluginDiscovery.describe(
                 project.url.appendingPathComponent("Plugins/pipe-layer-grumble"), kind: "grumble")
@@ -112,7 +112,7 @@ final class ExternalPluginDiscoveryTests: XCTestCase {
             try ExternalPluginDiscovery.describe(
                 project.url.appendingPathComponent("Plugins/pipe-layer-future"), kind: "future")
         ) { error in
-            XCTAssertTrue("\(error)".contains("speaks protocol 2"), "\(error)")
+            XCTAssertTrue("\(error)".contains("speaks protocol 3, this Pipe speaks 1 and 2"), "\(error)")
         }
     }
 

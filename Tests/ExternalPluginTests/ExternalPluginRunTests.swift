@@ -5,22 +5,7 @@ import PipeTestSupport
 import XCTest
 
 /// The adapter against real plugin processes, with a real SSH session to an emulated Mac host for host commands.
-final class ExternalPluginRunTests: XCTestCase {
-    static var shared: SharedHost?
-
-    override class func setUp() {
-        super.setUp()
-        do {
-            shared = try SharedHost()
-        } catch {
-            XCTFail("could not start the emulated Mac host: \(error)")
-        }
-    }
-
-    override class func tearDown() {
-        shared?.stop()
-        super.tearDown()
-    }
+final class ExternalPluginRunTests: SharedHostTestCase {
 
     private func run(
         _ fixture: String, kind: String = "lint", settings: [String: SettingValue] = [:], timeout: Double? = nil,
@@ -162,7 +147,7 @@ final class ExternalPluginRunTests: XCTestCase {
         let (result, _, _, _) = try run("future")
         XCTAssertEqual(result.outcome, .pluginError)
         XCTAssertTrue(
-            result.evidenceText.contains("the plugin speaks protocol 2, this Pipe speaks 1"), result.evidenceText)
+            result.evidenceText.contains("the plugin speaks protocol 3, this Pipe speaks 1 and 2"), result.evidenceText)
     }
 
     func testExitingWithoutAResultIsAPluginError() throws {

@@ -61,6 +61,26 @@ final class PluginProject {
     }
 }
 
+/// A test class whose tests share one emulated Mac host (`shared`), started once for the class.
+class SharedHostTestCase: XCTestCase {
+    static var shared: SharedHost?
+
+    override class func setUp() {
+        super.setUp()
+        do {
+            shared = try SharedHost()
+        } catch {
+            XCTFail("could not start the emulated Mac host: \(error)")
+        }
+    }
+
+    override class func tearDown() {
+        shared?.stop()
+        shared = nil
+        super.tearDown()
+    }
+}
+
 /// One emulated Mac host for a test class, with an SSH session to it.
 final class SharedHost {
     let state: TemporaryDirectory

@@ -182,3 +182,26 @@ final class XcodebuildTestOptionsTests: XCTestCase {
         XCTAssertEqual(SharedBuildPlan.differences(between: plain, and: parallel), [])
     }
 }
+
+/// A test retry on an Xcode before 13: `-only-testing` for each failed test, or every test when a target is unknown.
+final class RetriedTestSelectionTests: XCTestCase {
+    func testEachFailedTestBecomesTargetSuiteAndMethod() {
+        let tests = [
+            TestCaseResult(identifier: "ReadingIDTests/testTrims()", status: .failed, target: "ReaderTests"),
+            TestCaseResult(identifier: "Checks/rejects(input:)", status: .failed, target: "KitTests"),
+            TestCaseResult(identifier: "ReadingIDTests/testTrims()", status: .failed, target: "ReaderTests"),
+        ]
+        XCTAssertEqual(
+            XcodebuildTestOptions.onlyTesting(retrying: tests),
+            ["ReaderTests/ReadingIDTests/testTrims", "KitTests/Checks/rejects(input:)"])
+    }
+
+    func testAFailedTestWithoutATargetRunsEveryTestAgain() {
+        let tests = [
+            TestCaseResult(identifier: "A/t()", status: .failed, target: "AppTests"),
+            TestCaseResult(identifier: "B/u()", status: .failed),
+        ]
+        XCTAssertNil(XcodebuildTestOptions.onlyTesting(retrying: tests))
+        XCTAssertNil(XcodebuildTestOptions.onlyTesting(retrying: []))
+    }
+}

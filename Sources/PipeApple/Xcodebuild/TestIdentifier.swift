@@ -34,4 +34,14 @@ public enum TestIdentifier {
         let slashed = head.replacingOccurrences(of: ".", with: "/")
         return tail.isEmpty ? slashed + "()" : slashed + tail
     }
+
+    /// The module of XCTest's `-[Module.Class test]` (the test target, `-only-testing`'s first part); `nil` for a
+    /// name without one (Objective-C, or xcodebuild's own `Class.test()` line).
+    public static func module(ofPrinted printed: String) -> String? {
+        let text = printed.trimmingCharacters(in: .whitespaces)
+        guard text.hasPrefix("-[") || text.hasPrefix("+["), let space = text.firstIndex(of: " ") else { return nil }
+        let classPart = text[text.index(text.startIndex, offsetBy: 2)..<space]
+        guard let dot = classPart.lastIndex(of: "."), dot > classPart.startIndex else { return nil }
+        return String(classPart[..<dot])
+    }
 }

@@ -35,6 +35,7 @@ public enum TestResultMerge {
                 if test.failureLocation == nil { test.failureLocation = fromBundle.failureLocation }
                 if test.failureMessage == nil { test.failureMessage = fromBundle.failureMessage }
                 if test.durationSeconds == nil { test.durationSeconds = fromBundle.durationSeconds }
+                if test.target == nil { test.target = fromBundle.target }
             }
             named.insert(test.identifier)
             merged.append(test)

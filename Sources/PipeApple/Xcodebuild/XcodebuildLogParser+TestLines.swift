@@ -35,7 +35,11 @@ extension XcodebuildLogParser {
         }
         guard let status = Self.endings.first(where: { tail.hasPrefix($0.verb + " (") })?.status else { return }
         let duration = Self.seconds(inParenthesesAtEndOf: tail)
-        finishTest(TestCaseResult(identifier: identifier, status: status, durationSeconds: duration), origin: .xctest)
+        finishTest(
+            TestCaseResult(
+                identifier: identifier, status: status, durationSeconds: duration,
+                target: TestIdentifier.module(ofPrinted: String(body[..<close.lowerBound]))),
+            origin: .xctest)
     }
 
     /// `✔ Test example() passed after 0.001 seconds.` and the other Swift Testing lines, with any symbol (including

@@ -133,6 +133,7 @@ public struct XcodebuildTestCollector {
         if known.failureMessage == nil { known.failureMessage = result.failureMessage }
         if known.failureLocation == nil { known.failureLocation = result.failureLocation }
         if known.durationSeconds == nil { known.durationSeconds = result.durationSeconds }
+        if known.target == nil { known.target = result.target }
         results[entry.index] = known
         return false
     }

@@ -22,20 +22,22 @@ public struct XcresultLegacyTestPlanRunSummaries: Equatable, Sendable {
         }
         var tests: [TestCaseResult] = []
         var references: [String: String] = [:]
-        func visit(_ node: XcresultLegacyObject, depth: Int) {
+        func visit(_ node: XcresultLegacyObject, depth: Int, target: String?) {
             // The tree is a handful of levels deep; the bound only guards against a malformed file.
             guard depth < 64 else { return }
             if node.typeNames.contains("ActionTestMetadata") || node.string("testStatus") != nil {
-                guard let result = Self.testCase(node) else { return }
+                guard var result = Self.testCase(node) else { return }
+                result.target = target
                 tests.append(result)
                 if let reference = node.referenceID("summaryRef") { references[result.identifier] = reference }
                 return
             }
-            for child in node.array("subtests") { visit(child, depth: depth + 1) }
+            for child in node.array("subtests") { visit(child, depth: depth + 1, target: target) }
         }
         for summary in object.array("summaries") {
             for testable in summary.array("testableSummaries") {
-                for node in testable.array("tests") { visit(node, depth: 0) }
+                let target = testable.string("targetName")
+                for node in testable.array("tests") { visit(node, depth: 0, target: target) }
             }
         }
         self.tests = tests

@@ -48,14 +48,19 @@ public struct XcresultTestResults: Equatable, Sendable, Decodable {
     /// skips the first `Failure Message` below it. Cases whose result is `unknown` (or missing) are left out.
     public var testCases: [TestCaseResult] {
         var results: [TestCaseResult] = []
-        func visit(_ node: Node) {
+        func visit(_ node: Node, target: String?) {
             if node.nodeType == "Test Case" {
-                if let result = Self.testCaseResult(node) { results.append(result) }
+                if var result = Self.testCaseResult(node) {
+                    result.target = target
+                    results.append(result)
+                }
                 return
             }
-            node.children?.forEach(visit)
+            // A test bundle's node is named after its target (`ReaderTests`).
+            let bundleTarget = node.nodeType.hasSuffix("test bundle") ? node.name : target
+            for child in node.children ?? [] { visit(child, target: bundleTarget) }
         }
-        testNodes.forEach(visit)
+        for node in testNodes { visit(node, target: nil) }
         return results
     }
 

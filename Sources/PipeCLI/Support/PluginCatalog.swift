@@ -31,7 +31,7 @@ struct PluginCatalog {
         var schemas = BuiltInPlugins.schemas
         for (kind, executable) in externalPlugins() where schemas[kind] == nil && wanted(kind) {
             do {
-                let description = try ExternalPluginDiscovery.describe(executable, kind: kind)
+                let description = try ExternalPluginDiscovery.describeOnce(executable, kind: kind)
                 schemas[kind] = PluginSchema(settings: description.settings, defaultGate: description.defaultGate)
             } catch {
                 warn("warning: external plugin '\(kind)' left out: \(error.description)\n")

@@ -39,6 +39,8 @@ extension RunEngine {
         var retriesTaken: [LayerOutcome: Int] = [:]
         var outcomes: [LayerOutcome] = []
         var runnerFailures: [RunnerFailureAttempt] = []
+        // The failed tests the next attempt runs again, when it is a test retry.
+        var testsToRetry: [TestCaseResult] = []
         let maximumAttempts = 1 + policy.infrastructure + policy.timedOut + policy.tests
         for attempt in 1...maximumAttempts {
             if pluginType.needsSimulator, simulator == nil, !place.pool.fitting.isEmpty {
@@ -85,6 +87,7 @@ extension RunEngine {
             // The tool's own test retries, when the plugin uses them, stand for the engine's: they are left to it.
             pluginContext.testRetries = policy.tests - retriesTaken[.testsFailed, default: 0]
             pluginContext.hostXcode = state.locked { state.record.xcode }
+            pluginContext.testsToRetry = testsToRetry
             var result: LayerResult
             var connectionLost = false
             do {
@@ -108,6 +111,11 @@ extension RunEngine {
                 result.outcome = .cancelled
                 result.evidence.append(cancellation.cancellationReason ?? "cancelled")
             }
+            var merge: TestRetryMerge?
+            if !testsToRetry.isEmpty {
+                let previous = state.locked { state.record.layers[index].tests }
+                merge = Self.mergeRetriedTests(previous: previous, into: &result)
+            }
             let finished = clock()
             try state.locked {
                 let attemptIndex = state.record.layers[index].attempts.count - 1
@@ -118,11 +126,16 @@ extension RunEngine {
                 record.finishedAt = UTCTimestamp.iso8601(finished)
                 record.durationSeconds = finished.timeIntervalSince(attemptStart)
                 record.facts = result.facts.merging(["host": place.hostName]) { plugin, _ in plugin }
+                if merge != nil { record.facts[LayerResult.testsRetriedFact] = String(testsToRetry.count) }
                 record.artifacts = result.artifacts
                 state.record.layers[index].attempts[attemptIndex] = record
-                if attempt > 1 { state.earlierAttempts[spec.name, default: []] += state.record.layers[index].tests }
+                if let merge {
+                    state.earlierAttempts[spec.name, default: []] += merge.replaced
+                } else if attempt > 1 {
+                    state.earlierAttempts[spec.name, default: []] += state.record.layers[index].tests
+                }
                 state.earlierAttempts[spec.name, default: []] += result.earlierRuns
-                state.record.layers[index].tests = result.tests
+                state.record.layers[index].tests = merge?.tests ?? result.tests
                 if let build = BuildCacheUse(facts: result.facts) { state.record.layers[index].build = build }
                 try state.journal.attemptFinished(state.record, layer: spec.name, attempt: record, tests: result.tests)
             }
@@ -165,6 +178,10 @@ extension RunEngine {
             }
             if retries {
                 retriesTaken[result.outcome] = taken + 1
+                // Another kind of retry runs again what the failed attempt ran: all tests, or the failed ones.
+                if result.outcome == .testsFailed {
+                    testsToRetry = state.locked { state.record.layers[index].tests.filter { $0.status == .failed } }
+                }
                 // An infrastructure failure or a timeout moves to another simulator where there is one (one of the
                 // run's other layers does not hold); a test retry keeps the same one, so a pass on retry means the
                 // test, not the device, was unsteady.
@@ -221,8 +238,10 @@ extension RunEngine {
                     "flaky: tests failed on an earlier attempt and passed on attempt \(attempt) (retry.tests)", at: 0)
             }
             result.outcome = finalOutcome
-            let passedTests = result.tests.filter { $0.status == .passed }.count
-            let failedTests = result.tests.filter { $0.status == .failed }.count
+            // The layer's tests, merged over its test retries: counts are never added up over attempts.
+            let layerTests = state.locked { state.record.layers[index].tests }
+            let passedTests = layerTests.filter { $0.status == .passed }.count
+            let failedTests = layerTests.filter { $0.status == .failed }.count
             try state.locked {
                 state.record.layers[index].outcome = result.outcome
                 state.record.layers[index].evidence = result.evidence

@@ -118,6 +118,10 @@ public struct LayerContext {
     public var testRetries: Int = 0
     /// The host's Xcode as the run found it (`Xcode 16.2 (16C5032a)`), when it has one.
     public var hostXcode: String?
+    /// The tests that failed in the previous attempt, when this attempt is a test retry (`retry.tests` where the
+    /// tool cannot retry itself): a plugin runs only these again where it can, and the engine merges the results
+    /// per test; empty for a first attempt or any other retry (then the plugin runs every test).
+    public var testsToRetry: [TestCaseResult] = []
 
     /// `url` relative to the project folder, the way artifact paths are recorded and shown.
     public func projectRelativePath(_ url: URL) -> String { relativePath(url, to: projectDirectory) }
@@ -186,6 +190,10 @@ public struct LayerResult: Sendable {
     /// not run the layer again for its test failures (they failed every time).
     public static let toolRetriedTestsFact = "toolRetriedTests"
 
+    /// The fact the engine adds to an attempt that was a test retry: how many failed tests it handed the plugin to
+    /// run again. That attempt's tests are merged into the layer's (`TestRetryMerge`) rather than replacing them.
+    public static let testsRetriedFact = "testsRetried"
+
     public init(
         outcome: LayerOutcome, evidence: [String] = [], exit: RemoteExit? = nil, tests: [TestCaseResult] = [],
         artifacts: [ArtifactRecord] = [], facts: [String: String] = [:]
@@ -215,17 +223,24 @@ public struct TestCaseResult: Sendable, Equatable, Codable {
     public var failureMessage: String?
     /// `File.swift:42`, when known.
     public var failureLocation: String?
+    /// The test target (module) the test belongs to (`ReaderTests`), when the log or the bundle names it: a retry of
+    /// only this test needs it (`-only-testing:ReaderTests/Suite/test`).
+    public var target: String?
 
     public init(
         identifier: String, status: Status, durationSeconds: Double? = nil, failureMessage: String? = nil,
-        failureLocation: String? = nil
+        failureLocation: String? = nil, target: String? = nil
     ) {
         self.identifier = identifier
         self.status = status
         self.durationSeconds = durationSeconds
         self.failureMessage = failureMessage
         self.failureLocation = failureLocation
+        self.target = target
     }
+
+    /// `target/identifier` where the target is known: two targets may hold a suite of the same name.
+    public var qualifiedIdentifier: String { target.map { "\($0)/\(identifier)" } ?? identifier }
 }
 
 /// A file or folder a layer left in the run's artifacts.

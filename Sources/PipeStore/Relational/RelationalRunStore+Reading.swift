@@ -138,7 +138,13 @@ extension RelationalRunStore {
             var layer = layer
             let attempts = try self.attempts(db, layerID: id, what: "layer \(layer.name) of run \(runID)")
             layer.attempts = attempts.map(\.record)
-            if let last = attempts.last { layer.tests = try tests(db, attemptID: last.id) }
+            // The layer's tests as the engine kept them: a test retry's attempt merges into those before it.
+            for attempt in attempts {
+                let own = try tests(db, attemptID: attempt.id)
+                layer.tests =
+                    attempt.record.facts[LayerResult.testsRetriedFact] != nil
+                    ? TestRetryMerge(previous: layer.tests, retry: own).tests : own
+            }
             // Kept with the attempt's facts: the last attempt that built says how the layer built.
             layer.build = attempts.reversed().lazy.compactMap { BuildCacheUse(facts: $0.record.facts) }.first
             run.record.layers.append(layer)

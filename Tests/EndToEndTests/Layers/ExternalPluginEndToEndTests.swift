@@ -82,7 +82,7 @@ final class ExternalPluginEndToEndTests: GateTestCase {
         let result = try project.pipe(["validate", "app-intents"])
         XCTAssertEqual(result.exitCode, 2, result.combined)
         XCTAssertTrue(result.stderr.contains("external plugin 'lint' left out"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("--describe: the plugin speaks protocol 2"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("--describe: the plugin speaks protocol 3"), result.stderr)
         XCTAssertTrue(result.stderr.contains("unknown plugin kind 'lint'"), result.stderr)
     }
 
@@ -104,6 +104,33 @@ final class ExternalPluginEndToEndTests: GateTestCase {
             FileManager.default.fileExists(atPath: folder.appendingPathComponent("lint/source-lint.txt").path))
         XCTAssertTrue(
             FileManager.default.fileExists(atPath: folder.appendingPathComponent("lint/plugin-stderr.log").path))
+    }
+
+    /// `retry.tests` through `pipe run`: the engine hands a protocol 2 plugin the failed test, and merges what either
+    /// version ran again into the layer's tests, each once.
+    func testATestRetryHandsAProtocol2PluginTheFailedTestsAndMergesEitherVersion() throws {
+        for (fixture, retried) in [("retrier-v2", "LintTests/Suite/testTwo"), ("retrier-v1", nil)] {
+            let project = try project(
+                kind: "lint", plugin: Self.fixtures.appendingPathComponent(fixture),
+                layer: """
+                      lint:
+                        plugin: lint
+                        retry: { tests: 1, backoff: 0s }
+                    """)
+            let (run, lint) = try runWithExternalPlugins(project, layer: "lint")
+            XCTAssertEqual(run.exitCode, 0, "\(fixture): flaky passes by default:\n\(run.combined)")
+            XCTAssertEqual(lint["outcome"] as? String, "flaky", fixture)
+            let attempts = try XCTUnwrap(lint["attempts"] as? [[String: Any]])
+            XCTAssertEqual(attempts.map { $0["outcome"] as? String }, ["tests-failed", "passed"], fixture)
+            let facts = attempts.map { $0["facts"] as? [String: String] ?? [:] }
+            XCTAssertEqual(facts[1]["retried"], retried, "\(fixture): \(facts[1])")
+            let tests = try XCTUnwrap(lint["tests"] as? [[String: Any]])
+            XCTAssertEqual(
+                tests.compactMap { $0["identifier"] as? String },
+                ["Suite/testOne", "Suite/testTwo", "Suite/testThree"],
+                fixture)
+            XCTAssertEqual(Set(tests.compactMap { $0["status"] as? String }), ["passed"], fixture)
+        }
     }
 
     func testAnExternalPluginThatCrashesIsAPluginErrorAndTheRunGoesOn() throws {
