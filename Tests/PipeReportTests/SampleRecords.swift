@@ -45,7 +45,8 @@ enum SampleRecords {
             tests: [
                 TestCaseResult(
                     identifier: "ReadingIDTests/testEmpty()", status: .failed, durationSeconds: 0.46,
-                    failureMessage: "XCTAssertEqual failed", failureLocation: "ReadingIDTests.swift:42")
+                    failureMessage: "XCTAssertEqual failed", failureLocation: "ReadingIDTests.swift:42",
+                    target: "ReaderTests")
             ])
         layer.build = BuildCacheUse(state: .cold, cache: "release-0123456789abcdef-1", reason: "clean: true")
         return RunRecord(
