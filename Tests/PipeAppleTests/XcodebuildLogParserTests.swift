@@ -26,7 +26,7 @@ final class XcodebuildLogParserTests: XCTestCase {
             [
                 TestCaseResult(
                     identifier: failing, status: .failed, durationSeconds: 0.46, failureMessage: "XCTAssertTrue failed",
-                    failureLocation: "EventCodeConfirmViewModelTests.swift:71")
+                    failureLocation: "EventCodeConfirmViewModelTests.swift:71", target: "CalendarAppEventCodeTests")
             ])
         XCTAssertTrue(
             events.contains(
@@ -34,7 +34,7 @@ final class XcodebuildLogParserTests: XCTestCase {
                     TestCaseResult(
                         identifier:
                             "DeeplinkTapManagerTests/testHandleDeeplinkTap_ShouldReturnFalse_WhenDeeplinkIsInvalid()",
-                        status: .passed, durationSeconds: 0),
+                        status: .passed, durationSeconds: 0, target: "CalendarAppDeeplinksTests"),
                     origin: .xctest)))
         XCTAssertEqual(facts.passedCount, 1)
         XCTAssertEqual(facts.failedCount, 1)
@@ -234,7 +234,8 @@ final class XcodebuildLogParserTests: XCTestCase {
                 .testFinished(
                     TestCaseResult(
                         identifier: "IntentTests/testHaptics()", status: .skipped, durationSeconds: 0.001,
-                        failureMessage: "needs a device", failureLocation: "IntentTests.swift:20"),
+                        failureMessage: "needs a device", failureLocation: "IntentTests.swift:20", target: "ReaderTests"
+                    ),
                     origin: .xctest)))
         XCTAssertTrue(events.contains(.testStarted(identifier: "ReadingIDTests/testEmpty()")))
         XCTAssertEqual(facts.passedCount, 1)

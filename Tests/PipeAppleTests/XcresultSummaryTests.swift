@@ -77,17 +77,19 @@ final class XcresultTestResultsTests: XCTestCase {
             results.testCases,
             [
                 TestCaseResult(
-                    identifier: "FastlaneTrainerTests/MathTests/testArithmetic()", status: .passed, durationSeconds: 2),
+                    identifier: "FastlaneTrainerTests/MathTests/testArithmetic()", status: .passed, durationSeconds: 2,
+                    target: "FastlaneTrainerExampleTests"),
                 TestCaseResult(
                     identifier: "FastlaneTrainerTests/SkipTests/ResourceTests/testWithDatabaseCleanup()",
                     status: .failed,
                     durationSeconds: 2, failureMessage: "Caught error: TestError(message: \"Database not available\")",
-                    failureLocation: "FastlaneTrainerExampleTests.swift:307"),
+                    failureLocation: "FastlaneTrainerExampleTests.swift:307", target: "FastlaneTrainerExampleTests"),
                 TestCaseResult(
                     identifier: "FastlaneTrainerTests/SkipTests/EnvironmentTests/testProductionConfig()",
                     status: .skipped,
                     durationSeconds: 1,
-                    failureMessage: "Test 'Production config test' skipped: Test only runs in production"),
+                    failureMessage: "Test 'Production config test' skipped: Test only runs in production",
+                    target: "FastlaneTrainerExampleTests"),
             ])
     }
 

@@ -58,16 +58,15 @@ enum StoreAccess {
     private static func stopRemoteWorkOfDeadRuns(
         _ store: RunStore, project: ProjectFolder, console: Console, environment: [String: String]
     ) {
-        for summary in (try? store.listRuns(RunFilter(statuses: [.running]))) ?? [] {
-            guard let run = try? store.run(summary.runID), run.record.status == .running, let owner = run.owner,
-                owner.liveness() == .dead,
+        let owners = (try? store.runningRunOwners()) ?? []
+        for (runID, owner) in owners where owner.liveness() == .dead {
+            guard let run = try? store.run(runID), run.record.status == .running,
                 let stopped = RunProcessGroups.stopWork(
                     of: run,
                     hosts: { try HostsFileLoader.load(path: project.defaultHostsFile, environment: environment) },
                     environment: environment, store: store)
             else { continue }
-            console.err(
-                "note: run \(summary.runID): its coordinator (pid \(owner.pid)) died; \(stopped.message)\n")
+            console.err("note: run \(runID): its coordinator (pid \(owner.pid)) died; \(stopped.message)\n")
         }
     }
 }

@@ -71,6 +71,9 @@ public protocol RunStore: AnyObject {
 
     // MARK: Other processes
 
+    /// The runs still `running` and the process that owns each: a cheap read for judging owners.
+    func runningRunOwners() throws -> [(runID: String, owner: RunOwner)]
+
     /// Finds runs still `running` whose owner process is dead (`isOwnerAlive` answers `.dead`) and marks
     /// them `interrupted`: layers and attempts that had not ended end `cancelled` with the interruption as
     /// evidence, and their artifacts stay recorded. Returns what it marked, with the remote run folders that

@@ -217,15 +217,14 @@ public final class Controller: @unchecked Sendable {
     /// A dead owner's runs still run on their hosts (a coordinator killed with -9 stops nothing there): their
     /// process groups are stopped first, so that no slot is given out while its work goes on.
     private func stopRemoteWorkOfDeadRuns(judge: (RunOwner) -> RunOwner.Liveness) throws {
-        for summary in try store.listRuns(RunFilter(statuses: [.running])) {
-            guard let run = try store.run(summary.runID), run.record.status == .running, let owner = run.owner,
-                owner != self.owner, judge(owner) == .dead, let stopped = executor.stopRemoteWork(of: run)
+        for (runID, owner) in try store.runningRunOwners() where owner != self.owner && judge(owner) == .dead {
+            guard let run = try store.run(runID), run.record.status == .running,
+                let stopped = executor.stopRemoteWork(of: run)
             else { continue }
             log.notice(
                 ControllerNotice(
-                    "remote-work-stopped",
-                    "run \(summary.runID) of \(owner.description), which is gone: \(stopped.message)",
-                    runID: summary.runID, isProblem: stopped.isProblem))
+                    "remote-work-stopped", "run \(runID) of \(owner.description), which is gone: \(stopped.message)",
+                    runID: runID, isProblem: stopped.isProblem))
         }
     }
 

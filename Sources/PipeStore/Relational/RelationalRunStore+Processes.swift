@@ -3,12 +3,8 @@ import PipeCore
 
 /// What one process asks of, or finds out about, the runs of another.
 extension RelationalRunStore {
-    /// Besides marking each run, appends a `run-interrupted` event to its log (its owner cannot), whose payload
-    /// names the owner, its last activity and the layers cancelled.
-    public func markInterruptedRuns(at date: Date, isOwnerAlive: (RunOwner) -> RunOwner.Liveness) throws
-        -> [InterruptedRun]
-    {
-        let running = try read { db in
+    public func runningRunOwners() throws -> [(runID: String, owner: RunOwner)] {
+        try read { db in
             try db.query(
                 "SELECT id, owner_host, owner_pid, owner_start FROM runs WHERE status = ? AND owner_pid IS NOT NULL",
                 [RunStatus.running.rawValue]
@@ -21,6 +17,14 @@ extension RelationalRunStore {
                 )
             }
         }
+    }
+
+    /// Besides marking each run, appends a `run-interrupted` event to its log (its owner cannot), whose payload
+    /// names the owner, its last activity and the layers cancelled.
+    public func markInterruptedRuns(at date: Date, isOwnerAlive: (RunOwner) -> RunOwner.Liveness) throws
+        -> [InterruptedRun]
+    {
+        let running = try runningRunOwners()
         // Liveness is judged outside any transaction (it reads /proc); each dead run is then marked in its own
         // short transaction that first checks nobody marked or finished it meanwhile.
         var marked: [InterruptedRun] = []
