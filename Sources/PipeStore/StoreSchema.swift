@@ -414,5 +414,14 @@ enum StoreSchema {
                 ALTER TABLE signoffs ADD COLUMN fields TEXT CHECK (fields IS NULL OR json_valid(fields));
                 ALTER TABLE signoffs ADD COLUMN build_sha256 TEXT;
                 """),
+        Migration(
+            version: 13,
+            summary:
+                "a test result keeps its test target; the list of live processes says which are controllers and "
+                + "which are `pipe run`s",
+            sql: """
+                ALTER TABLE test_results ADD COLUMN target TEXT;
+                ALTER TABLE controllers ADD COLUMN role TEXT NOT NULL DEFAULT 'controller';
+                """),
     ]
 }

@@ -391,5 +391,11 @@ enum PostgresStoreSchema {
                 ALTER TABLE signoffs ADD COLUMN fields TEXT CHECK (fields IS NULL OR fields::json IS NOT NULL);
                 ALTER TABLE signoffs ADD COLUMN build_sha256 TEXT;
                 """),
+        Migration(
+            version: 13,
+            sql: """
+                ALTER TABLE test_results ADD COLUMN target TEXT;
+                ALTER TABLE controllers ADD COLUMN role TEXT NOT NULL DEFAULT 'controller';
+                """),
     ]
 }

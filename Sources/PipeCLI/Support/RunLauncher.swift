@@ -64,6 +64,8 @@ enum RunLauncher {
         let engine = makeEngine(
             for: request, hosts: hosts, store: store, events: events, cancellation: cancellation,
             environment: context.environment)
+        let heartbeat = RunHeartbeat.start(store: store) { reason in cancellation.cancel(reason: reason) }
+        defer { heartbeat?.stop() }
         let result = try engine.run(request)
         copyReports(of: result, context: context)
         forgeReport?.finished(result.record)

@@ -1,30 +1,50 @@
 import Foundation
 
-/// The controllers serving a store that admits several (`RunQueue.admitsSeveralControllers`): each renews a
-/// heartbeat in the store, timed by the store's own clock, so an owner on another machine can be judged alive or
-/// dead by its heartbeat rather than by a pid this machine cannot see.
+/// The processes holding runs in a store that admits several controllers (`RunQueue.admitsSeveralControllers`):
+/// the controllers, and each `pipe run` of its own. Each renews a heartbeat in the store, timed by the store's own
+/// clock, so an owner on another machine can be judged alive or dead by its heartbeat rather than by a pid this
+/// machine cannot see.
 public protocol ControllerRegistry: AnyObject {
-    /// Records `owner` as serving the store, or renews its heartbeat, at the store's time.
-    func heartbeat(owner: RunOwner, configPath: String?) throws
+    /// Records `owner` on the list in `role`, or renews its heartbeat, at the store's time.
+    func heartbeat(owner: RunOwner, configPath: String?, role: ControllerMember.Role) throws
 
     /// Takes `owner` off the list (it stopped, or its death has been settled).
     func leave(owner: RunOwner) throws
 
-    /// Every controller on the list, with the age of its heartbeat by the store's clock, oldest start first.
+    /// Every process on the list (controllers and `pipe run`s), with the age of its heartbeat by the store's
+    /// clock, oldest start first.
     func controllers() throws -> [ControllerMember]
 }
 
-/// One controller on a store's list.
+extension ControllerRegistry {
+    /// Records a controller, or renews its heartbeat.
+    public func heartbeat(owner: RunOwner, configPath: String?) throws {
+        try heartbeat(owner: owner, configPath: configPath, role: .controller)
+    }
+}
+
+/// One process on a store's list.
 public struct ControllerMember: Sendable, Equatable {
+    /// What the process is: only controllers serve the queue; a `pipe run` holds its own run.
+    public enum Role: String, Sendable {
+        case controller
+        case run
+    }
+
     public var owner: RunOwner
+    public var role: Role
     public var configPath: String?
     public var startedAt: Date
     public var heartbeatAt: Date
     /// Seconds since the last heartbeat, by the store's clock (the machines' clocks play no part).
     public var heartbeatAge: Double
 
-    public init(owner: RunOwner, configPath: String?, startedAt: Date, heartbeatAt: Date, heartbeatAge: Double) {
+    public init(
+        owner: RunOwner, role: Role = .controller, configPath: String?, startedAt: Date, heartbeatAt: Date,
+        heartbeatAge: Double
+    ) {
         self.owner = owner
+        self.role = role
         self.configPath = configPath
         self.startedAt = startedAt
         self.heartbeatAt = heartbeatAt

@@ -159,7 +159,10 @@ public final class Controller: @unchecked Sendable {
             members?.liveness(of: owner, heartbeatTimeout: timeout) ?? owner.liveness()
         }
         try stopRemoteWorkOfDeadRuns(judge: judge)
-        _ = try store.markInterruptedRuns(at: clock(), isOwnerAlive: judge)
+        // Their work on the hosts was stopped just above, so their slots may go to the next run now.
+        for interrupted in try store.markInterruptedRuns(at: clock(), isOwnerAlive: judge) {
+            _ = try store.releaseLeases(runID: interrupted.runID)
+        }
         defer {
             // A dead controller whose runs are settled leaves the list.
             for member in members ?? [] where member.owner != owner && judge(member.owner) == .dead {

@@ -3,16 +3,17 @@ import PipeCore
 
 /// The list of controllers and their heartbeats (`ControllerRegistry`), timed by the database's clock.
 extension RelationalRunStore {
-    public func heartbeat(owner: RunOwner, configPath: String?) throws {
+    public func heartbeat(owner: RunOwner, configPath: String?, role: ControllerMember.Role) throws {
         try write { db in
             let now = db.dialect.nowTimestamp
             _ = try db.execute(
                 """
-                INSERT INTO controllers (owner_host, owner_pid, owner_start, config_path, started_at, heartbeat_at)
-                VALUES (?, ?, ?, ?, \(now), \(now))
+                INSERT INTO controllers (owner_host, owner_pid, owner_start, config_path, started_at, heartbeat_at,
+                    role)
+                VALUES (?, ?, ?, ?, \(now), \(now), ?)
                 ON CONFLICT (owner_host, owner_pid) DO UPDATE SET heartbeat_at = excluded.heartbeat_at,
-                    owner_start = excluded.owner_start, config_path = excluded.config_path
-                """, [owner.hostname, owner.pid, owner.processStart, configPath])
+                    owner_start = excluded.owner_start, config_path = excluded.config_path, role = excluded.role
+                """, [owner.hostname, owner.pid, owner.processStart, configPath, role.rawValue])
         }
     }
 
@@ -28,7 +29,7 @@ extension RelationalRunStore {
             try db.query(
                 """
                 SELECT owner_host, owner_pid, owner_start, config_path, started_at, heartbeat_at,
-                    \(db.dialect.secondsSince("heartbeat_at"))
+                    \(db.dialect.secondsSince("heartbeat_at")), role
                 FROM controllers ORDER BY started_at, owner_host, owner_pid
                 """, []
             ) { row in
@@ -36,7 +37,8 @@ extension RelationalRunStore {
                     hostname: row.text(0) ?? "", pid: Int32(truncatingIfNeeded: row.int64(1) ?? 0),
                     processStart: row.text(2))
                 return ControllerMember(
-                    owner: owner, configPath: row.text(3),
+                    owner: owner, role: ControllerMember.Role(rawValue: row.text(7) ?? "") ?? .controller,
+                    configPath: row.text(3),
                     startedAt: try date(row.text(4), "the start of controller \(owner.description)"),
                     heartbeatAt: try date(row.text(5), "the heartbeat of controller \(owner.description)"),
                     heartbeatAge: max(0, row.double(6) ?? 0))

@@ -204,14 +204,15 @@ extension RelationalRunStore {
     private func tests(_ db: any StoreDatabase, attemptID: Int64) throws -> [TestCaseResult] {
         try db.query(
             """
-            SELECT identifier, status, duration_seconds, failure_message, failure_location
+            SELECT identifier, status, duration_seconds, failure_message, failure_location, target
             FROM test_results WHERE attempt_id = ? ORDER BY id
             """, [attemptID]
         ) { row in
             TestCaseResult(
                 identifier: row.text(0) ?? "",
                 status: try decode(TestCaseResult.Status.self, row.text(1), "the status of test \(row.text(0) ?? "")"),
-                durationSeconds: row.double(2), failureMessage: row.text(3), failureLocation: row.text(4))
+                durationSeconds: row.double(2), failureMessage: row.text(3), failureLocation: row.text(4),
+                target: row.text(5))
         }
     }
 }

@@ -233,15 +233,15 @@ extension RelationalRunStore {
             try db.execute(
                 """
                 INSERT INTO test_results (attempt_id, identifier, status, duration_seconds, failure_message,
-                    failure_location)
-                VALUES (?, ?, ?, ?, ?, ?)
+                    failure_location, target)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 ON CONFLICT (attempt_id, identifier) DO UPDATE SET status = excluded.status,
                     duration_seconds = excluded.duration_seconds, failure_message = excluded.failure_message,
-                    failure_location = excluded.failure_location
+                    failure_location = excluded.failure_location, target = excluded.target
                 """,
                 [
                     attemptID, result.identifier, result.status.rawValue, result.durationSeconds,
-                    result.failureMessage, result.failureLocation,
+                    result.failureMessage, result.failureLocation, result.target,
                 ])
         }
     }

@@ -39,7 +39,7 @@ final class RunStoreConformanceTests: ConformanceTestCase {
                 TestCaseResult(identifier: "A/testOne()", status: .passed, durationSeconds: 0.5),
                 TestCaseResult(
                     identifier: "A/testTwo()", status: .failed, failureMessage: "XCTAssertEqual failed: (\"1\")",
-                    failureLocation: "A.swift:12"),
+                    failureLocation: "A.swift:12", target: "ATests"),
             ],
             artifacts: [ArtifactRecord(kind: .log, path: "artifacts/\(runID)/unit/xcodebuild.log", bytes: 12)])
         record.host = .init(name: "mac-1", endpoint: "ci@127.0.0.1:22", keyType: "ssh-ed25519", fingerprint: "SHA256:x")

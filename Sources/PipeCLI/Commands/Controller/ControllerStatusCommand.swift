@@ -44,6 +44,8 @@ enum ControllerStatusCommand {
         /// A PostgreSQL store: several controllers, no lock, a list with heartbeats instead.
         var severalControllers = false
         var controllers: [ControllerMember] = []
+        /// `pipe run`s holding runs of their own in that store, with their heartbeats (no controller serves them).
+        var runProcesses: [ControllerMember] = []
         var queued: [QueuedRun]
         var running: [(item: QueuedRun, run: StoredRun?)]
         var schedules: [(config: ScheduleConfig, state: ScheduleState?, next: Date?)]
@@ -61,10 +63,12 @@ enum ControllerStatusCommand {
                 return (schedule, state, schedule.timing.nextFire(after: from))
             }
             let watchNames = Set((config?.watches ?? []).map(\.name))
+            let members = store.admitsSeveralControllers ? try store.controllers() : []
             return Status(
                 lock: lock, lockAlive: lock.map { $0.owner.liveness() },
                 severalControllers: store.admitsSeveralControllers,
-                controllers: store.admitsSeveralControllers ? try store.controllers() : [],
+                controllers: members.filter { $0.role == .controller },
+                runProcesses: members.filter { $0.role == .run },
                 queued: try store.waitingRuns(limit: 1_000),
                 running: try store.queueItems(states: [.claimed], limit: 1_000).map { ($0, try store.run($0.runID)) },
                 schedules: schedules,
@@ -90,6 +94,15 @@ enum ControllerStatusCommand {
             }?.name
         }
 
+        static func json(_ member: ControllerMember) -> [String: Any] {
+            [
+                "pid": Int(member.owner.pid), "hostname": member.owner.hostname,
+                "since": UTCTimestamp.iso8601(member.startedAt),
+                "heartbeat": UTCTimestamp.iso8601(member.heartbeatAt), "heartbeatAge": member.heartbeatAge,
+                "config": RunsJSON.orNull(member.configPath),
+            ]
+        }
+
         static func elapsed(_ run: StoredRun?, item: QueuedRun, now: Date) -> Double {
             let start = run.flatMap { RunsTimeExpression.absolute($0.record.startedAt) } ?? item.claimedAt ?? now
             return max(0, now.timeIntervalSince(start))
@@ -105,6 +118,14 @@ enum ControllerStatusCommand {
                         "  \(member.owner.description), since \(RunsFormatting.time(member.startedAt)), heartbeat "
                         + String(format: "%.1f s ago", member.heartbeatAge)
                         + (member.configPath.map { ", config \($0)" } ?? "") + "\n"
+                }
+                if !runProcesses.isEmpty {
+                    out += "pipe run: \(runProcesses.count) running on their own, outside any controller\n"
+                    for member in runProcesses {
+                        out +=
+                            "  \(member.owner.description), since \(RunsFormatting.time(member.startedAt)), "
+                            + String(format: "heartbeat %.1f s ago", member.heartbeatAge) + "\n"
+                    }
                 }
             case (let lock?, .alive?):
                 out +=
@@ -222,14 +243,8 @@ enum ControllerStatusCommand {
                 } ?? NSNull()
             return [
                 "controller": controller, "severalControllers": severalControllers,
-                "controllers": controllers.map { member -> [String: Any] in
-                    [
-                        "pid": Int(member.owner.pid), "hostname": member.owner.hostname,
-                        "since": UTCTimestamp.iso8601(member.startedAt),
-                        "heartbeat": UTCTimestamp.iso8601(member.heartbeatAt), "heartbeatAge": member.heartbeatAge,
-                        "config": RunsJSON.orNull(member.configPath),
-                    ]
-                },
+                "controllers": controllers.map(Self.json),
+                "runProcesses": runProcesses.map(Self.json),
                 "queued": queued.map { Self.json($0) },
                 "running": running.map { item, run in
                     var object = Self.json(item)
