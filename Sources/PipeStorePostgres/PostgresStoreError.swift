@@ -1,3 +1,5 @@
+import PipeCore
+
 /// Why a PostgreSQL run store could not be reached or used; every message names the database (never a password)
 /// and says what to do next. Refusals about runs themselves are the SQLite store's `StoreError`s.
 public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
@@ -27,6 +29,16 @@ public enum PostgresStoreError: Error, CustomStringConvertible, Equatable {
                 + "up to \(supported): a newer Pipe has upgraded it. Use that newer Pipe; this Pipe changes nothing"
         case .database(let target, let error):
             return "the run store in the \(target) failed: \(error.message) (while \(error.context))"
+        }
+    }
+}
+
+extension PostgresStoreError: StoreReachabilityError {
+    public var meansStoreUnreachable: Bool {
+        switch self {
+        case .cannotConnect: return true
+        case .database(_, let error): return error.isConnectionLost
+        default: return false
         }
     }
 }

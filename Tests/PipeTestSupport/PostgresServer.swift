@@ -39,6 +39,16 @@ public final class PostgresServer: @unchecked Sendable {
         try Self.runScript(["restart", "--state", socketDirectory])
     }
 
+    /// Stops the server at once, as a crash would, until `start()`: every request fails meanwhile.
+    public func stop() throws {
+        try Self.runScript(["stop", "--state", socketDirectory])
+    }
+
+    /// Starts a server `stop()` stopped, on the same socket and data.
+    public func start() throws {
+        try Self.runScript(["start", "--state", socketDirectory])
+    }
+
     /// Runs scripts/pg-test-server; throws with what it printed when it fails.
     private static func runScript(_ arguments: [String]) throws {
         // The script's output goes to a file, not a pipe: the server and the watcher it leaves running would hold

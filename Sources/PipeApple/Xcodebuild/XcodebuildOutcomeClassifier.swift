@@ -51,7 +51,7 @@ public enum XcodebuildOutcomeClassifier {
         switch exit {
         case .cancelled:
             evidence.addFailuresSeen()
-            return evidence.verdict(.cancelled, "cancelled by the user; the remote process group was killed")
+            return evidence.verdict(.cancelled, "cancelled; the remote process group was killed")
         case .timedOut:
             if let test = log.lastStartedTest { evidence.add("the last test that started: \(test)") }
             evidence.addFailuresSeen()

@@ -21,7 +21,8 @@ enum StoreAccess {
     static func openWithoutSettling(_ context: CommandContext, project: ProjectFolder, configured: String? = nil)
         throws -> any RelationalRunStore
     {
-        try StoreLocation.resolve(context, project: project, configured: configured).open()
+        try StoreLocation.resolve(context, project: project, configured: configured).open(
+            environment: context.environment)
     }
 
     /// A run still `running` whose owner process is gone was interrupted (`kill -9`, a crash, a power cut): it is

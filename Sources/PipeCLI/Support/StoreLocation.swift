@@ -34,11 +34,24 @@ enum StoreLocation: Equatable, CustomStringConvertible {
     }
 
     /// Opens the store (creating the SQLite file, or the schema in an empty PostgreSQL database).
-    func open() throws -> any RelationalRunStore {
+    /// `PIPE_STORE_RETRY_SECONDS` sets how long a PostgreSQL request waits for a server that is away: after that a
+    /// run stops its work and ends `interrupted`.
+    func open(environment: [String: String] = [:]) throws -> any RelationalRunStore {
         switch self {
         case .sqlite(let url): return try SQLiteRunStore(location: url)
-        case .postgres(let target): return try PostgresRunStore(target: target)
+        case .postgres(let target):
+            return try PostgresRunStore(target: target, reconnectSeconds: try Self.retrySeconds(environment))
         }
+    }
+
+    static func retrySeconds(_ environment: [String: String]) throws -> Double {
+        guard let text = environment["PIPE_STORE_RETRY_SECONDS"] else { return 30 }
+        guard let seconds = Double(text), seconds >= 1, seconds <= 3_600 else {
+            throw ConfigurationError(
+                "PIPE_STORE_RETRY_SECONDS is \"\(text)\": give the seconds a request waits for the run store, "
+                    + "from 1 to 3600 (30 when it is not set)")
+        }
+        return seconds
     }
 
     /// The file's path, or the server and database (never a password).

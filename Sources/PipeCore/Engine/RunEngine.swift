@@ -21,6 +21,8 @@ public final class RunEngine {
     let clock: () -> Date
     /// How long a run waits for a free host slot or simulator before giving up (infrastructure).
     public var leaseWaitSeconds: Double = 3600
+    /// How long a run whose store went away waits, once it has ended, for the store to take its ending.
+    public var storeReturnSeconds: Double = 120
     /// Writes the run's reports when it ends; none without one.
     public var reports: RunReportWriter?
 
@@ -76,6 +78,14 @@ public final class RunEngine {
                         attempts: [], tests: [])
                 }))
         try journal.begin(state.record)
+        // A store that stays away cannot record what the run does: the run stops its work and ends interrupted.
+        journal.lostStore = { [cancellation, events] reason in
+            events.emit(
+                .warning(
+                    "the run store could not be reached (\(reason)): stopping this run's work on the host; it ends "
+                        + "interrupted, and its record stays in \(relativePath(runFolder, to: request.projectDirectory))"))
+            cancellation.cancel(reason: "interrupted: the run store could not be reached")
+        }
         journal.emit(.runStarted(runID: runID.value, pipeline: pipeline.name, requestedBy: request.requestedBy))
         let watcher = CancellationWatcher(journal: journal, token: cancellation)
         defer { watcher.stop() }
@@ -97,6 +107,15 @@ public final class RunEngine {
         } catch {
             try finishEarly(
                 state, outcome: .infrastructure, problem: "\(error)", exitCode: .environmentFailure)
+        }
+        if journal.lostStoreReason != nil {
+            let deadline = clock().addingTimeInterval(storeReturnSeconds)
+            events.emit(
+                journal.recordEndingWhenTheStoreIsBack(state.snapshot, until: deadline)
+                    ? .note("the run store is back: run \(runID.value)'s ending is recorded there")
+                    : .warning(
+                        "the run store is still away: run \(runID.value) stays `running` there until a `pipe` "
+                            + "command or a controller finds its coordinator gone"))
         }
         return Result(
             runID: runID.value, record: state.snapshot,
@@ -365,6 +384,15 @@ public final class RunEngine {
     }
 
     private func complete(_ state: RunState, status: RunStatus, exitCode: PipeExitCode) throws {
+        var status = status
+        var exitCode = exitCode
+        if let reason = state.journal.lostStoreReason {
+            // Nobody asked for this ending: it is an interruption, not a cancellation.
+            status = .interrupted
+            exitCode = .environmentFailure
+            state.record.problem = state.journal.redactor.redact(
+                "the run store could not be reached (\(reason)); the run's work on the host was stopped")
+        }
         let finished = clock()
         state.record.status = status
         state.record.exitCode = exitCode.rawValue

@@ -103,7 +103,7 @@ final class FailuresBeforeTheEndTests: EmulatedHostTestCase {
         let logic = try XCTUnwrap(layer("logic", in: try project.lastRecord()))
         XCTAssertEqual(logic["outcome"] as? String, "cancelled", ended.combined)
         let evidence = evidence(of: logic)
-        XCTAssertTrue(evidence.contains("cancelled by the user"), evidence)
+        XCTAssertTrue(evidence.contains("cancelled by Ctrl-C (SIGINT)"), evidence)
         XCTAssertTrue(evidence.contains("1 test(s) had failed before the run was stopped"), evidence)
         XCTAssertTrue(evidence.contains(failureMessage), evidence)
     }

@@ -74,12 +74,12 @@ enum ControllerCommand {
         let hostsFile =
             context.hostsFile(of: project)
         let location = try StoreLocation.resolve(context, project: project, configured: config.store)
-        let store = try location.open()
+        let store = try location.open(environment: context.environment)
         // Runs an earlier controller left running when it died: their records say interrupted before anything else.
         StoreAccess.settleInterruptedRuns(store, project: project, console: context.console)
         // The runs write through a connection of their own: one connection serializes its callers, and the
         // scheduling passes must not wait behind the events of fifty running runs (WAL lets both read at once).
-        let runStore = try location.open()
+        let runStore = try location.open(environment: context.environment)
         let output = ControllerOutput(json: context.arguments.flag("json"), write: context.console.out)
         let executor = ControllerRunExecutor(
             project: project, environment: context.environment, hostsFile: hostsFile, store: runStore, output: output,
