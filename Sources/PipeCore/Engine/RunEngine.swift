@@ -83,7 +83,8 @@ public final class RunEngine {
             events.emit(
                 .warning(
                     "the run store could not be reached (\(reason)): stopping this run's work on the host; it ends "
-                        + "interrupted, and its record stays in \(relativePath(runFolder, to: request.projectDirectory))"))
+                        + "interrupted, and its record stays in \(relativePath(runFolder, to: request.projectDirectory))"
+                ))
             cancellation.cancel(reason: "interrupted: the run store could not be reached")
         }
         journal.emit(.runStarted(runID: runID.value, pipeline: pipeline.name, requestedBy: request.requestedBy))

@@ -68,7 +68,8 @@ final class RunJournal: EventSink, @unchecked Sendable {
         try record.write(to: recordURL)
         if let outcome = layer.outcome {
             try storing {
-                try $0.finishLayer(runID: runID, layer: layer.name, outcome: outcome, evidence: layer.evidence, at: date)
+                try $0.finishLayer(
+                    runID: runID, layer: layer.name, outcome: outcome, evidence: layer.evidence, at: date)
             }
         }
         try reportEventFailure()
