@@ -41,7 +41,15 @@ extension ChatOpsEndpoint {
         entry.text = command.text
 
         // 2. Per-user rate.
-        if let wait = rateLimiter.take(command.userID, now: now) {
+        let rateWait: Double?
+        do {
+            rateWait = try rateLimiter.take(command.userID, now: now)
+        } catch {
+            return refuse(
+                503, "the rate limit could not be checked: \(error)", kind: "store unavailable",
+                text: "the request could not be checked right now: try again shortly")
+        }
+        if let wait = rateWait {
             return refuse(
                 429, "rate limit: \(config.limits.requestsPerMinute) requests a minute per user", kind: "rate limit",
                 text: "too many requests: try again in \(Int(wait.rounded(.up))) s "

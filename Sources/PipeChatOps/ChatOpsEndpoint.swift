@@ -24,7 +24,7 @@ public final class ChatOpsEndpoint: HTTPHandler, @unchecked Sendable {
     let audit: ChatAuditLog
     let notifier: ResponseNotifier
     let watcher: RunProgressWatcher
-    let rateLimiter: RateLimiter
+    let rateLimiter: any RateGuard
     let refusals: RefusalThrottle
     let proxyTrust: ProxyHeaderTrust
     let log: @Sendable (String) -> Void
@@ -39,21 +39,28 @@ public final class ChatOpsEndpoint: HTTPHandler, @unchecked Sendable {
     ///   - proxySecret: the shared secret of `config.proxy.secret`, as `ChatOpsSecret.read` returns it.
     ///   - log: the server's log (stderr for `pipe chatops serve`); never given a secret.
     ///   - progressInterval: how often queued runs' records are read for progress messages.
+    ///   - ledger: the store every controller of a cluster shares, to keep replays and rates in; this process's
+    ///     memory when `nil` (one process serves the chat).
     public init(
         config: ChatOpsConfig, secret: String, proxySecret: String? = nil, backend: ChatOpsBackend,
         audit: ChatAuditLog, notifier: ResponseNotifier? = nil, progressInterval: Double = 1,
-        clock: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void
+        ledger: RequestLedger? = nil, clock: @escaping @Sendable () -> Date = { Date() },
+        log: @escaping @Sendable (String) -> Void
     ) {
         self.config = config
+        let shared = ledger.map {
+            SharedRequestGuard(
+                ledger: $0, window: config.timestampWindowSeconds, perMinute: config.limits.requestsPerMinute)
+        }
         self.verifier = RequestVerifier(
-            dialect: config.dialect, secret: secret, window: config.timestampWindowSeconds)
+            dialect: config.dialect, secret: secret, window: config.timestampWindowSeconds, replays: shared)
         self.backend = backend
         self.audit = audit
         let notifier = notifier ?? ResponseNotifier(log: log)
         self.notifier = notifier
         self.watcher = RunProgressWatcher(
             backend: backend, notifier: notifier, interval: progressInterval, log: log)
-        self.rateLimiter = RateLimiter(perMinute: config.limits.requestsPerMinute)
+        self.rateLimiter = shared ?? RateLimiter(perMinute: config.limits.requestsPerMinute)
         self.refusals = RefusalThrottle(
             perPeer: config.limits.refusalsLoggedPerPeer, window: config.limits.refusalWindowSeconds)
         self.proxyTrust = ProxyHeaderTrust(

@@ -423,5 +423,25 @@ enum StoreSchema {
                 ALTER TABLE test_results ADD COLUMN target TEXT;
                 ALTER TABLE controllers ADD COLUMN role TEXT NOT NULL DEFAULT 'controller';
                 """),
+        Migration(
+            version: 14,
+            summary:
+                "requests every controller of a store must remember (RequestLedger): signed requests seen once, "
+                + "and each sender's rate bucket",
+            sql: """
+                CREATE TABLE request_claims (
+                    kind TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    expires_at TEXT NOT NULL,
+                    PRIMARY KEY (kind, key)
+                ) STRICT;
+                CREATE INDEX request_claims_by_expiry ON request_claims (expires_at);
+                CREATE TABLE request_buckets (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    tokens REAL NOT NULL,
+                    updated_at TEXT NOT NULL
+                ) STRICT;
+                CREATE INDEX request_buckets_by_update ON request_buckets (updated_at);
+                """),
     ]
 }

@@ -397,5 +397,22 @@ enum PostgresStoreSchema {
                 ALTER TABLE test_results ADD COLUMN target TEXT;
                 ALTER TABLE controllers ADD COLUMN role TEXT NOT NULL DEFAULT 'controller';
                 """),
+        Migration(
+            version: 14,
+            sql: """
+                CREATE TABLE request_claims (
+                    kind TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    expires_at TEXT NOT NULL,
+                    PRIMARY KEY (kind, key)
+                );
+                CREATE INDEX request_claims_by_expiry ON request_claims (expires_at);
+                CREATE TABLE request_buckets (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    tokens DOUBLE PRECISION NOT NULL,
+                    updated_at TEXT NOT NULL
+                );
+                CREATE INDEX request_buckets_by_update ON request_buckets (updated_at);
+                """),
     ]
 }

@@ -11,7 +11,7 @@ final class SchemaMigrationTests: StoreTestCase {
     func testNewFileGetsTheCurrentSchemaInWALMode() throws {
         let store = try openStore()
         XCTAssertEqual(try store.schemaVersion(), SQLiteRunStore.supportedSchemaVersion)
-        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 13)
+        XCTAssertEqual(SQLiteRunStore.supportedSchemaVersion, 14)
         let raw = try rawDatabase()
         XCTAssertEqual(try raw.text("PRAGMA journal_mode"), "wal")
         XCTAssertEqual(try raw.integer("PRAGMA application_id"), 0x5049_5045)

@@ -1,8 +1,16 @@
 import Foundation
 
+/// Where each chat user's request rate is kept: this process (`RateLimiter`), or the run store every controller
+/// shares (`SharedRequestGuard`).
+public protocol RateGuard: Sendable {
+    /// Takes one request from `user`'s bucket; `nil` when allowed, else the seconds until the next is. Throws when
+    /// it cannot tell.
+    func take(_ user: String, now: Date) throws -> Double?
+}
+
 /// Requests per chat user: a bucket of `perMinute` requests that refills evenly, so a user may burst that many and
 /// then one every `60 / perMinute` seconds. Thread-safe.
-public final class RateLimiter: @unchecked Sendable {
+public final class RateLimiter: RateGuard, @unchecked Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: Date

@@ -1,11 +1,18 @@
 import Foundation
 
+/// Where verified signatures are remembered: this process (`ReplayCache`), or the run store every controller
+/// shares (`SharedRequestGuard`).
+public protocol ReplayGuard: Sendable {
+    /// Remembers `signature`; `false` when it was already seen (a replay). Throws when it cannot tell.
+    func claim(_ signature: [UInt8], now: Date) throws -> Bool
+}
+
 /// Signatures accepted recently: a signature seen again while its timestamp is still inside the window is a replay.
 ///
 /// Keyed by the signature's bytes, not by how they were written, so the same signature in other letter case (hex
 /// digits) is the same signature. Only signatures that verified are remembered (an attacker cannot fill it with
 /// junk), and each is forgotten once its timestamp can no longer pass the window check anyway. Thread-safe.
-public final class ReplayCache: @unchecked Sendable {
+public final class ReplayCache: ReplayGuard, @unchecked Sendable {
     private let lock = NSLock()
     private var seen: Set<[UInt8]> = []
     /// In arrival order with one lifetime for all, so the oldest is always first.

@@ -13,16 +13,17 @@ public struct RequestVerifier: Sendable {
     public let dialect: ChatDialect
     private let secret: [UInt8]
     public let window: TimeInterval
-    private let replays: ReplayCache
+    private let replays: any ReplayGuard
 
     /// - Parameters:
     ///   - secret: Slack's signing secret, or Mattermost's command token.
     ///   - window: how far a timestamp may be from now (Slack recommends 5 minutes).
-    public init(dialect: ChatDialect, secret: String, window: TimeInterval = 300) {
+    ///   - replays: where seen signatures are kept for twice the window; this process's memory when `nil`.
+    public init(dialect: ChatDialect, secret: String, window: TimeInterval = 300, replays: (any ReplayGuard)? = nil) {
         self.dialect = dialect
         self.secret = Array(secret.utf8)
         self.window = window
-        self.replays = ReplayCache(window: window)
+        self.replays = replays ?? ReplayCache(window: window)
     }
 
     /// Checks `request`; `form` is its decoded body (Mattermost's token is a form field).
@@ -67,7 +68,16 @@ public struct RequestVerifier: Sendable {
         guard HMACDigest.constantTimeEqual(given, expected) else {
             throw VerificationFailure(status: 401, kind: "bad signature", "the request's signature does not match")
         }
-        guard replays.claim(given, now: now) else {
+        let fresh: Bool
+        do {
+            fresh = try replays.claim(given, now: now)
+        } catch {
+            // Unable to tell a replay from a first use, nothing is let through.
+            throw VerificationFailure(
+                status: 503, kind: "store unavailable",
+                "the request could not be checked against earlier ones (\(error)); try again shortly")
+        }
+        guard fresh else {
             throw VerificationFailure(
                 status: 401, kind: "replay", "replayed request: this signature was already used")
         }

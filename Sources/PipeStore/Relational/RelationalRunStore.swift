@@ -6,7 +6,7 @@ import PipeCore
 /// (`SQLiteRunStore`, `PostgresRunStore`) only opens its database, brings the schema up to date and runs
 /// transactions; where its SQL differs the shared code asks `dialect`.
 public protocol RelationalRunStore: RunStore, RunQueue, HostLeaseStore, AuditLogStore, ForgeStore,
-    ControllerRegistry, ReleaseBuildStore
+    ControllerRegistry, ReleaseBuildStore, RequestLedger
 {
     /// Where the store is, for messages: the file's path or the server and database.
     var location: String { get }

@@ -9,7 +9,7 @@ public enum StoreCopy {
         "runs", "layers", "attempts", "test_results", "artifacts", "signoffs", "release_builds", "events",
         "host_health", "run_queue",
         "schedule_state", "watch_heads", "audit_log", "forge_deliveries", "forge_outbox", "forge_objects",
-        "forge_approvals",
+        "forge_approvals", "request_claims", "request_buckets",
     ]
 
     /// Tables of live processes, not history: who holds a host's slot and which controllers run.

@@ -48,6 +48,9 @@ final class StoreCopyTests: ConformanceTestCase {
             ForgeApproval(
                 forge: "github", repository: "acme/app", number: 1, headSHA: "abc", approvedBy: "erin", via: "chat",
                 approvedAt: StoreFixtures.epoch))
+        let later = StoreFixtures.epoch.addingTimeInterval(86_400)
+        _ = try store.claimOnce(kind: "chat-signature", key: "ab01", until: later, now: StoreFixtures.epoch)
+        _ = try store.takeFromBucket("chat-user:U1", capacity: 3, perSecond: 0.05, now: StoreFixtures.epoch)
         _ = try store.leaseHostSlot(host: "mac-1", capacity: 1, runID: runIDs[2], owner: owner, at: Date()) { _ in
             .alive
         }
@@ -71,6 +74,8 @@ final class StoreCopyTests: ConformanceTestCase {
             "\(try store.forgeUpdates(states: nil, limit: 10))",
             try store.forgeObjectID(forge: "github", key: "check a") ?? "-",
             "\(try store.forgeApproval(forge: "github", repository: "acme/app", number: 1, headSHA: "abc").map { "\($0)" } ?? "-")",
+            // A request seen before the copy is a replay after it.
+            "\(try store.claimOnce(kind: "chat-signature", key: "ab01", until: .distantFuture, now: StoreFixtures.epoch))",
         ]
         return answers
     }

@@ -190,7 +190,8 @@ enum ControllerCommand {
             store: store, copy: try JSONLinesAuditLog(url: auditURL, maxBytes: config.limits.auditLogBytes))
         console.out("chatops: \(config.dialect.rawValue) commands at \(config.path) (audit log \(auditURL.path))\n")
         return ChatOpsEndpoint(
-            config: config, secret: secret, proxySecret: proxySecret, backend: backend, audit: audit, log: log)
+            config: config, secret: secret, proxySecret: proxySecret, backend: backend, audit: audit,
+            ledger: store.admitsSeveralControllers ? store : nil, log: log)
     }
 
     /// `--config`, or controller.yml in the project folder.

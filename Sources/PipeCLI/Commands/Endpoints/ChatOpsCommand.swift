@@ -92,7 +92,8 @@ enum ChatOpsCommand {
         let backend = InProcessChatOpsBackend(
             project: project, hostsFile: hostsFile, store: store, environment: context.environment, log: log)
         let endpoint = ChatOpsEndpoint(
-            config: config, secret: secret, proxySecret: proxySecret, backend: backend, audit: audit, log: log)
+            config: config, secret: secret, proxySecret: proxySecret, backend: backend, audit: audit,
+            ledger: store.admitsSeveralControllers ? store : nil, log: log)
         let port = try requestError { try endpoint.start() }
         console.out(
             "chatops: listening on \(ChatOpsSetup.listening(config, port: port)) (\(config.dialect.rawValue))\n")
