@@ -12,10 +12,13 @@ extension WebEndpoint {
         guard run.allArtifacts.contains(where: { $0.path == path }),
             let found = ArtifactFile.find(path, in: backend.projectDirectory)
         else {
+            let why =
+                run.artifactsMachineElsewhere.map {
+                    "its files are kept on \($0), which ran it, not on the machine serving this page"
+                } ?? "it may have been pruned"
             return WebPage.message(
-                404, title: "No such artifact",
-                "run \(run.record.runID) has no artifact \(path) on disk (it may have been pruned)", viewer: viewer,
-                json: web.wantsJSON)
+                404, title: "No such artifact", "run \(run.record.runID) has no artifact \(path) on disk (\(why))",
+                viewer: viewer, json: web.wantsJSON)
         }
         let name = (path as NSString).lastPathComponent
         log("web: \(web.user ?? "?") from \(web.address) downloads \(path) of run \(run.record.runID)")

@@ -46,3 +46,12 @@ public struct StoredRun: Sendable {
         record.layers.flatMap { $0.attempts.flatMap(\.artifacts) } + runArtifacts
     }
 }
+
+extension StoredRun {
+    /// The machine that wrote the run's artifacts folder when it is another one than this (a controller of a
+    /// cluster, a `pipe run` elsewhere): its files are there, unless the machines share the folder.
+    public var artifactsMachineElsewhere: String? {
+        guard let machine = owner?.hostname, machine != RunOwner.localHostname() else { return nil }
+        return machine
+    }
+}

@@ -43,13 +43,21 @@ final class RunHeartbeatTests: ControllerTestCase {
         XCTAssertEqual(stop(controller).exitCode, 0)
     }
 
-    func testAPipeRunThatEndsLeavesTheList() throws {
+    func testAPipeRunThatEndsLeavesTheListAndAnotherMachineKnowsWhereItsFilesAre() throws {
         let url = try PostgresServer.shared().createDatabase()
         let database = String(url.split(separator: "?")[0].split(separator: "/").last ?? "")
         let project = try controllerProject(capacity: 1)
-        let result = try project.pipe(["run", "app-intents", "--store", url])
+        let result = try project.pipe(
+            ["run", "app-intents", "--store", url], environment: ["PIPE_MACHINE_NAME": "ci-west"])
         XCTAssertEqual(result.exitCode, 0, result.combined)
         let members = try PostgresServer.shared().psql("SELECT count(*) FROM controllers", database: database)
         XCTAssertEqual(members, "0", "nothing is left on the list")
+
+        // Another machine: the same store, a project folder of its own without the run's files.
+        let elsewhere = try makeProject()
+        let shown = try elsewhere.pipe(["runs", "show", "last", "--store", url])
+        XCTAssertEqual(shown.exitCode, 0, shown.combined)
+        XCTAssertTrue(shown.stdout.contains("(on ci-west, not on this machine)"), shown.stdout)
+        XCTAssertTrue(shown.stdout.contains("the run's files are kept on ci-west, which ran it"), shown.stdout)
     }
 }

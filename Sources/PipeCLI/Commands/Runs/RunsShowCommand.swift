@@ -168,14 +168,17 @@ enum RunsShowCommand {
         let artifacts = run.allArtifacts
         if artifacts.isEmpty && unrecorded.isEmpty { out += "  none recorded\n" }
         var rows: [[String]] = []
+        let missing = run.artifactsMachineElsewhere.map { "  (on \($0), not on this machine)" } ?? "  (missing on disk)"
+        var anyMissing = false
         for artifact in artifacts {
             let url = session.projectURL(artifact.path)
             let onDisk = FileManager.default.fileExists(atPath: url.path)
+            if !onDisk { anyMissing = true }
             // The store leaves the size of tiny files (exit-code) unrecorded: the disk tells.
             let bytes = artifact.bytes ?? (onDisk ? RunsArtifactFiles.size(of: url) : nil)
             rows.append([
                 bytes.map(RunsFormatting.bytes) ?? "-", artifact.sha256.map { "sha256:" + $0.prefix(16) } ?? "-",
-                artifact.path + (onDisk ? "" : "  (missing on disk)"),
+                artifact.path + (onDisk ? "" : missing),
             ])
         }
         let inProgress = record.status == .running || record.status == .queued
@@ -190,6 +193,11 @@ enum RunsShowCommand {
         let summary = "artifacts/\(record.runID)/summary.json"
         if FileManager.default.fileExists(atPath: session.projectURL(summary).path) {
             out += "  run record: \(summary)\n"
+        }
+        if anyMissing, let machine = run.artifactsMachineElsewhere {
+            out +=
+                "  the run's files are kept on \(machine), which ran it: look there, or share the project's "
+                + "artifacts/ folder between the machines (docs/scale-out.md)\n"
         }
         return out
     }
