@@ -21,6 +21,11 @@ struct DispatchStats {
     private(set) var maxMicroseconds: UInt64 = 0
     private(set) var cpuMicroseconds: UInt64 = 0
     private(set) var launchMicroseconds: UInt64 = 0
+    /// Decisions counted by wall-clock time in steps of `step` µs, the last bucket holding all longer ones: a
+    /// percentile in fixed memory, exact to a step below the last bucket.
+    private var histogram = [Int](repeating: 0, count: Self.buckets)
+    static let step: UInt64 = 100
+    static let buckets = 1_000
 
     /// Adds one decision that took `nanoseconds`, of which `launchNanoseconds` went to starting `started` runs;
     /// true when a notice is due.
@@ -32,7 +37,20 @@ struct DispatchStats {
         totalMicroseconds += microseconds
         maxMicroseconds = max(maxMicroseconds, microseconds)
         launchMicroseconds += launchNanoseconds / 1000
+        histogram[Int(min(microseconds / Self.step, UInt64(Self.buckets - 1)))] += 1
         return decisions % Self.every == 0
+    }
+
+    /// The wall-clock time within which `fraction` of the decisions were made, rounded up to a step, in µs.
+    func percentileMicroseconds(_ fraction: Double) -> UInt64 {
+        guard decisions > 0 else { return 0 }
+        let wanted = Int((Double(decisions) * fraction).rounded(.up))
+        var seen = 0
+        for (index, count) in histogram.enumerated() {
+            seen += count
+            if seen >= wanted { return index == Self.buckets - 1 ? maxMicroseconds : UInt64(index + 1) * Self.step }
+        }
+        return maxMicroseconds
     }
 
     var notice: ControllerNotice {
@@ -41,15 +59,16 @@ struct DispatchStats {
             decisions == 0 ? 0 : (totalMicroseconds - min(launchMicroseconds, totalMicroseconds)) / UInt64(decisions)
         let launchMean = runsStarted == 0 ? 0 : launchMicroseconds / UInt64(runsStarted)
         let cpuMean = decisions == 0 ? 0 : cpuMicroseconds / UInt64(decisions)
+        let p99 = percentileMicroseconds(0.99)
         return ControllerNotice(
             "dispatch-stats",
             "dispatch-stats: \(decisions) scheduling decisions, \(runsStarted) runs started, "
-                + "total \(totalMicroseconds) µs, mean \(mean) µs, max \(maxMicroseconds) µs; "
+                + "total \(totalMicroseconds) µs, mean \(mean) µs, p99 \(p99) µs, max \(maxMicroseconds) µs; "
                 + "planning mean \(planMean) µs per decision, launch mean \(launchMean) µs per run started; "
                 + "CPU mean \(cpuMean) µs per decision",
             fields: [
                 "count": "\(decisions)", "runs-started": "\(runsStarted)", "total-us": "\(totalMicroseconds)",
-                "mean-us": "\(mean)", "max-us": "\(maxMicroseconds)", "plan-mean-us": "\(planMean)",
+                "mean-us": "\(mean)", "p99-us": "\(p99)", "max-us": "\(maxMicroseconds)", "plan-mean-us": "\(planMean)",
                 "launch-mean-us": "\(launchMean)", "cpu-mean-us": "\(cpuMean)",
             ])
     }
