@@ -1,7 +1,7 @@
 import Foundation
 
 /// The emulated `xcodebuild`: `-version`, `-list`, the `test`, `build-for-testing` and `test-without-building`
-/// actions, and `archive`.
+/// actions, and the release pair `archive` and `-exportArchive`.
 struct Xcodebuild {
     let context: EmulatorContext
 
@@ -21,6 +21,10 @@ struct Xcodebuild {
         }
         if parsed.list { return list(parsed, arguments: arguments) }
         let log = XcodebuildInvocationLog(configPath: context.environment[Emulator.configEnvironmentKey])
+        if parsed.exportArchive {
+            log.append(arguments)
+            return XcodebuildExportAction(context: context, arguments: parsed).run()
+        }
         if parsed.actions == ["archive"] {
             log.append(arguments)
             return XcodebuildArchiveAction(context: context, arguments: parsed, commandLine: arguments).run()
