@@ -137,7 +137,8 @@ let package = Package(
         .target(name: "PipeLink", swiftSettings: strictSettings),
 
         // The emulated cloud Mac: `xcrun`, `xcodebuild`, `xcresulttool` as one multi-call binary (tests and demo only).
-        .target(name: "PipeMacEmulator", dependencies: ["PipeBasics"], swiftSettings: strictSettings),
+        // CArchive writes the exported `.ipa` (a zip) in-process.
+        .target(name: "PipeMacEmulator", dependencies: ["PipeBasics", "CArchive"], swiftSettings: strictSettings),
         .executableTarget(
             name: "pipe-mac-emulator",
             dependencies: ["PipeMacEmulator"],
@@ -173,7 +174,8 @@ let package = Package(
             ],
             exclude: ["Fixtures"]),
         .testTarget(
-            name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport"], exclude: ["Fixtures"]),
+            name: "PipeMacEmulatorTests", dependencies: ["PipeMacEmulator", "PipeTestSupport", "PipeApple"],
+            exclude: ["Fixtures"]),
         .testTarget(name: "ChecklistPluginTests", dependencies: ["ChecklistPlugin"]),
         .testTarget(name: "ShellPluginTests", dependencies: ["ShellPlugin", "PipeSpec", "PipeTestSupport"]),
         .testTarget(name: "XcodebuildTestPluginTests", dependencies: ["XcodebuildTestPlugin", "PipeSpec"]),

@@ -77,8 +77,10 @@ final class EmulatorHarness {
         return workspace.appendingPathComponent("R.xcresult").path
     }
 
-    func run(_ program: String, _ arguments: [String], in directory: URL? = nil) -> Outcome {
-        var environment = ProcessInfo.processInfo.environment
+    func run(
+        _ program: String, _ arguments: [String], in directory: URL? = nil, environment extra: [String: String] = [:]
+    ) -> Outcome {
+        var environment = ProcessInfo.processInfo.environment.merging(extra) { $1 }
         environment["HOME"] = home.path
         environment[Emulator.configEnvironmentKey] = configURL.path
         let stdout = EmulatorOutput.memory()

@@ -159,13 +159,14 @@ struct Security {
         }
     }
 
-    private func keychainURL(_ path: String) -> URL {
+    /// Where the keychain named `path` lives: a path as given (with `-db`), a bare name in `~/Library/Keychains`.
+    func keychainURL(_ path: String) -> URL {
         let name = path.hasSuffix(".keychain-db") ? path : path + "-db"
         if name.contains("/") { return URL(fileURLWithPath: context.absolutePath(name)) }
         return URL(fileURLWithPath: context.absolutePath("~/Library/Keychains/\(name)"))
     }
 
-    private func load(_ url: URL) -> Keychain? {
+    func load(_ url: URL) -> Keychain? {
         guard let data = try? Data(contentsOf: url) else { return nil }
         return try? JSONDecoder().decode(Keychain.self, from: data)
     }
@@ -211,27 +212,7 @@ struct Security {
 
     /// `security -i`'s words: blanks separate them, single or double quotes group them.
     static func words(_ line: String) -> [String] {
-        var words: [String] = []
-        var current = ""
-        var quote: Character?
-        var inWord = false
-        for character in line {
-            if let open = quote {
-                if character == open { quote = nil } else { current.append(character) }
-            } else if character == "'" || character == "\"" {
-                quote = character
-                inWord = true
-            } else if character == " " || character == "\t" {
-                if inWord { words.append(current) }
-                current = ""
-                inWord = false
-            } else {
-                current.append(character)
-                inWord = true
-            }
-        }
-        if inWord { words.append(current) }
-        return words
+        QuotedWords.split(line, backslashEscapes: false)
     }
 
     /// A command's options: `-x value` pairs for the options that take a value, flags, and positional words.

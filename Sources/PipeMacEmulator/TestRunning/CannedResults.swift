@@ -13,6 +13,8 @@ struct CannedResults: Codable, Equatable {
         /// Line coverage per target, reported when the run asks for coverage; file paths relative to the workspace
         /// root (or absolute).
         var coverage: [TestEvidence.CoverageTarget]?
+        /// The app `archive` builds (defaults in `ArchivedApp`).
+        var app: App?
     }
 
     /// A file a test attaches; `file` is relative to the workspace root (or absolute).

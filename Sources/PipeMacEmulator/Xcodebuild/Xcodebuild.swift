@@ -1,7 +1,7 @@
 import Foundation
 
-/// The emulated `xcodebuild`: `-version`, `-list` and the `test`, `build-for-testing` and `test-without-building`
-/// actions.
+/// The emulated `xcodebuild`: `-version`, `-list`, the `test`, `build-for-testing` and `test-without-building`
+/// actions, and the release pair `archive` and `-exportArchive`.
 struct Xcodebuild {
     let context: EmulatorContext
 
@@ -20,12 +20,21 @@ struct Xcodebuild {
             return 0
         }
         if parsed.list { return list(parsed, arguments: arguments) }
+        let log = XcodebuildInvocationLog(configPath: context.environment[Emulator.configEnvironmentKey])
+        if parsed.exportArchive {
+            log.append(arguments)
+            return XcodebuildExportAction(context: context, arguments: parsed).run()
+        }
+        if parsed.actions == ["archive"] {
+            log.append(arguments)
+            return XcodebuildArchiveAction(context: context, arguments: parsed, commandLine: arguments).run()
+        }
         guard parsed.actions.count == 1, let action = XcodebuildTestAction.Action(rawValue: parsed.actions[0]) else {
             let error = XcodebuildError.unsupportedAction(parsed.actions)
             context.stderr.line(error.message)
             return error.exitCode
         }
-        XcodebuildInvocationLog(configPath: context.environment[Emulator.configEnvironmentKey]).append(arguments)
+        log.append(arguments)
         return XcodebuildTestAction(context: context, arguments: parsed, commandLine: arguments, action: action).run()
     }
 

@@ -16,6 +16,13 @@ struct XcodebuildArguments: Equatable {
     /// The test options Pipe has keys for (parallel testing, timeouts, retries), by option name, as given;
     /// `-retry-tests-on-failure` takes no value and is recorded as `YES`.
     var testOptions: [String: String] = [:]
+    var configuration: String?
+    /// `archive`'s output, or the archive `-exportArchive` reads.
+    var archivePath: String?
+    /// `-exportArchive` and its folder and options.
+    var exportArchive = false
+    var exportPath: String?
+    var exportOptionsPlist: String?
     var showVersion = false
     var list = false
     var quiet = false
@@ -37,7 +44,7 @@ struct XcodebuildArguments: Equatable {
         "-skip-test-configuration", "-collect-test-diagnostics", "-testLanguage", "-testRegion", "-jobs",
         "-resultStreamPath", "-resultBundleVersion", "-enableAddressSanitizer", "-enableThreadSanitizer",
         "-enableUndefinedBehaviorSanitizer", "-test-repetition-relaunch-enabled", "-testProductsPath",
-        "-xctestrun", "-only-testing", "-skip-testing",
+        "-xctestrun", "-only-testing", "-skip-testing", "-archivePath", "-exportPath", "-exportOptionsPlist",
     ]
 
     /// Options without a value.
@@ -47,7 +54,7 @@ struct XcodebuildArguments: Equatable {
         "-skipMacroValidation", "-disableAutomaticPackageResolution", "-onlyUsePackageVersionsFromResolvedFile",
         "-skipUnavailableActions", "-hideShellScriptEnvironment", "-retry-tests-on-failure",
         "-run-tests-until-failure", "-parallelizeTargets", "-alltargets", "-usage", "-help", "-checkFirstLaunchStatus",
-        "-skipPackageUpdates", "-disablePackageRepositoryCache",
+        "-skipPackageUpdates", "-disablePackageRepositoryCache", "-exportArchive",
     ]
 
     /// Test options whose value xcodebuild checks: `YES`/`NO`, or a whole number of at least 1.
@@ -84,6 +91,7 @@ struct XcodebuildArguments: Equatable {
                     case "-version": parsed.showVersion = true
                     case "-list": parsed.list = true
                     case "-quiet": parsed.quiet = true
+                    case "-exportArchive": parsed.exportArchive = true
                     case "-retry-tests-on-failure": parsed.testOptions[argument] = "YES"
                     default: break
                     }
@@ -101,6 +109,10 @@ struct XcodebuildArguments: Equatable {
                 case "-resultBundlePath": parsed.resultBundlePath = value
                 case "-enableCodeCoverage": parsed.enableCodeCoverage = value == "YES"
                 case "-derivedDataPath": parsed.derivedDataPath = value
+                case "-configuration": parsed.configuration = value
+                case "-archivePath": parsed.archivePath = value
+                case "-exportPath": parsed.exportPath = value
+                case "-exportOptionsPlist": parsed.exportOptionsPlist = value
                 case "-only-testing": parsed.onlyTesting.append(value)
                 case "-skip-testing": parsed.skipTesting.append(value)
                 default: break

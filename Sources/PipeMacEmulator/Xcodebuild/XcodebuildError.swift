@@ -52,8 +52,8 @@ enum XcodebuildError: Error, Equatable {
         case .unsupportedAction(let actions):
             let asked = actions.isEmpty ? "build (the default)" : actions.joined(separator: " ")
             return "xcodebuild: error: the emulated xcodebuild (pipe-mac-emulator) runs only the 'test', "
-                + "'build-for-testing' and 'test-without-building' actions (one at a time), '-version' and '-list'; "
-                + "asked for: \(asked)."
+                + "'build-for-testing', 'test-without-building' and 'archive' actions (one at a time), "
+                + "'-exportArchive', '-version' and '-list'; asked for: \(asked)."
         case .missingScheme:
             return "xcodebuild: error: The test action requires that the name of a scheme in the project is provided "
                 + "using the \"-scheme\" option. The \"-list\" option can be used to find the names of the schemes in "
