@@ -272,3 +272,11 @@ private func withOptionalCStrings<R>(_ strings: [String?], _ body: ([UnsafePoint
     defer { for copy in copies { free(copy) } }
     return body(copies.map { $0.map { UnsafePointer($0) } })
 }
+
+extension PostgresDatabase {
+    /// The libpq this process runs with, as `pipe --version` lists it: 150010 is 15.10 (from 10 on, two parts).
+    public static var libraryVersion: String {
+        let number = Int(PQlibVersion())
+        return "\(number / 10_000).\(number % 10_000)"
+    }
+}

@@ -49,6 +49,8 @@ final class CommandLineTests: XCTestCase {
         let libraries = try XCTUnwrap(object["libraries"] as? [[String: String]], json.stdout)
         let ssh = try XCTUnwrap(libraries.first { $0["name"] == "libssh2" }?["version"])
         XCTAssertNotNil(ssh.range(of: #"^\d+\.\d+"#, options: .regularExpression), ssh)
+        let pq = try XCTUnwrap(libraries.first { $0["name"] == "libpq" }?["version"], "libpq is linked too")
+        XCTAssertNotNil(pq.range(of: #"^\d+\.\d+$"#, options: .regularExpression), pq)
     }
 
     func testUnknownOptionSuggestsTheNearestAndExitsTwo() throws {

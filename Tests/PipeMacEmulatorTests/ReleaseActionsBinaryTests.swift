@@ -48,5 +48,26 @@ final class ReleaseActionsBinaryTests: XCTestCase {
         XCTAssertEqual(ipa.app.shortVersion, "1.0")
         XCTAssertEqual(ipa.app.buildVersion, "1")
         XCTAssertEqual(ipa.sha256.count, 64)
+
+        // The fallback when --keychain is not enough: the run's keychain on the user's search list.
+        let listed = try emulator(["security", "list-keychains", "-d", "user"])
+        XCTAssertEqual(listed.stdout, "    \"\(fixture.host.home.path)/Library/Keychains/login.keychain-db\"\n")
+        let export = { (folder: String) in
+            try emulator([
+                "xcodebuild", "-exportArchive", "-archivePath", archive, "-exportPath", folder, "-exportOptionsPlist",
+                options,
+            ])
+        }
+        XCTAssertEqual(try export(fixture.host.folder.appendingPathComponent("login-only").path).exitCode, 70)
+        let set = try emulator(["security", "list-keychains", "-d", "user", "-s", keychain, "login.keychain"])
+        XCTAssertEqual(set.exitCode, 0, set.combined)
+        XCTAssertTrue(try emulator(["security", "list-keychains"]).stdout.hasPrefix("    \"\(keychain)-db\"\n"))
+        let searched = try export(fixture.host.folder.appendingPathComponent("searched").path)
+        XCTAssertEqual(searched.exitCode, 0, "the search list is searched: \(searched.combined)")
+        // Deleting the keychain takes it off the list, as macOS does.
+        XCTAssertEqual(try emulator(["security", "delete-keychain", keychain]).exitCode, 0)
+        XCTAssertEqual(
+            try emulator(["security", "list-keychains"]).stdout,
+            "    \"\(fixture.host.home.path)/Library/Keychains/login.keychain-db\"\n")
     }
 }

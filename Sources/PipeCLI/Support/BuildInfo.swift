@@ -1,5 +1,6 @@
 import CBuildInfo
 import Foundation
+import PipeStorePostgres
 
 /// What `pipe --version` says: the version from the repository's VERSION file, the commit and build time `make`
 /// gave the build, and the C libraries as they report themselves at run time (the ones this process really uses).
@@ -34,9 +35,10 @@ struct BuildInfo: Sendable, Equatable, Encodable {
     static let current: BuildInfo = {
         var slots = [pipe_library_version](repeating: pipe_library_version(), count: 32)
         let count = Int(pipe_library_versions(&slots, Int32(slots.count)))
-        let libraries = slots.prefix(count).map {
-            Library(name: String(cString: $0.name), version: String(cString: $0.version))
-        }
+        let libraries =
+            slots.prefix(count).map {
+                Library(name: String(cString: $0.name), version: String(cString: $0.version))
+            } + [Library(name: "libpq", version: PostgresDatabase.libraryVersion)]
         func text(_ pointer: UnsafePointer<CChar>) -> String? {
             let value = String(cString: pointer).trimmingCharacters(in: .whitespacesAndNewlines)
             return value.isEmpty ? nil : value

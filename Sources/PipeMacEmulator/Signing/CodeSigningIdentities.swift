@@ -65,16 +65,18 @@ struct SigningIdentity: Equatable {
     }
 }
 
-/// The identities codesign sees: those of the keychain `OTHER_CODE_SIGN_FLAGS=--keychain` names, else of the
-/// login keychain (the emulated Mac's whole search list: its `security` has no `list-keychains`).
+/// The identities codesign sees: those of the keychain `OTHER_CODE_SIGN_FLAGS=--keychain` names, else of every
+/// keychain on the user's search list (`security list-keychains`), in its order.
 enum SigningKeychains {
     static let loginKeychain = "login.keychain"
 
     static func identities(keychain: String?, context: EmulatorContext) -> [SigningIdentity] {
         let security = Security(context: context)
-        guard let stored = security.load(security.keychainURL(keychain ?? loginKeychain)) else { return [] }
-        return stored.identities.compactMap { pair in
-            pair.count == 2 ? SigningIdentity(sha1: pair[0].uppercased(), name: pair[1]) : nil
+        let searched = keychain.map { [security.keychainURL($0)] } ?? KeychainSearchList(context: context).keychains
+        return searched.flatMap { url in
+            (security.load(url)?.identities ?? []).compactMap { pair in
+                pair.count == 2 ? SigningIdentity(sha1: pair[0].uppercased(), name: pair[1]) : nil
+            }
         }
     }
 

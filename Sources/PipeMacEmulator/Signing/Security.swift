@@ -88,7 +88,10 @@ struct Security {
                 context.stderr.line("security: SecKeychainDelete: The specified keychain could not be found.")
                 return 50
             }
+            KeychainSearchList(context: context).remove(url)
             return 0
+        case "list-keychains":
+            return KeychainSearchList(context: context).run(Array(words.dropFirst()))
         default:
             context.stderr.line("security: unknown command \"\(words[0])\"")
             return 2
