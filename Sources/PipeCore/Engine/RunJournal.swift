@@ -153,7 +153,11 @@ final class RunJournal: EventSink, @unchecked Sendable {
         guard let store, lostStoreReason != nil else { return true }
         repeat {
             do {
-                for layer in record.layers {
+                // Layers the store saw end keep their recorded times; only those that ended while it was away are
+                // written.
+                let stored = try store.run(runID)?.record.layers ?? []
+                let endedThere = Set(stored.filter { $0.outcome != nil }.map(\.name))
+                for layer in record.layers where !endedThere.contains(layer.name) {
                     guard let outcome = layer.outcome else { continue }
                     try store.finishLayer(
                         runID: runID, layer: layer.name, outcome: outcome, evidence: layer.evidence,
